@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+const flag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((value) => value === 'true' || value === '1');
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+const list = optionalText.transform((value) =>
+  value === undefined
+    ? []
+    : value
+        .split(',')
+        .map((item) => item.trim().toLowerCase())
+        .filter(Boolean),
+);
+
+/** Every environment variable the service reads (README "Configuration"); defaults are the embedded local mode. */
+export const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  DATA_DIR: z.string().default('.data'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+
+  AUTH_JWT_SECRET: optionalText,
+  AUTH_JWKS_URL: optionalText,
+  AUTH_ISSUER: optionalText,
+  AUTH_AUDIENCE: optionalText,
+
+  DYNAMODB_ENDPOINT: optionalText,
+  TABLE_NAME: z.string().default('memgate'),
+
+  VECTOR_STORE: z.enum(['local', 'pinecone']).default('local'),
+  PINECONE_API_KEY: optionalText,
+  PINECONE_INDEX: optionalText,
+  PINECONE_HOST: optionalText,
+
+  EMBEDDINGS: z.enum(['local', 'openai', 'pinecone']).default('local'),
+  EMBEDDINGS_BASE_URL: optionalText,
+  EMBEDDINGS_API_KEY: optionalText,
+  EMBEDDINGS_MODEL: optionalText,
+  EMBEDDINGS_DIMENSION: z.coerce.number().int().positive().optional(),
+
+  DEFAULT_MODEL_ID: z.string().default('memgate/default'),
+  DEFAULT_MODEL_BASE_URL: optionalText,
+  DEFAULT_MODEL_API_KEY: optionalText,
+  DEFAULT_MODEL_UPSTREAM_ID: optionalText,
+
+  PROXY_ALLOWED_HOSTS: list,
+  PROXY_ALLOW_PRIVATE_TARGETS: flag,
+  PROXY_KEEP_RECENT: z.coerce.number().int().min(0).default(4),
+  PROXY_HISTORY_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.2),
+  PROXY_HISTORY_TOKEN_BUDGET: z.coerce.number().int().positive().default(8000),
+  PROXY_CONTEXT_TOP_K: z.coerce.number().int().min(0).max(100).default(5),
+  PROXY_CONTEXT_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.25),
+  PROXY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+
+  CHAT_TTL_DAYS: z.coerce.number().positive().default(30),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Reads and checks configuration once; a bad value stops start-up with a message naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = ConfigSchema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new Error(`invalid configuration: ${String(issue?.path.join('.'))}: ${issue?.message}`);
+  }
+  const config = result.data;
+  if (config.VECTOR_STORE === 'pinecone' && !(config.PINECONE_API_KEY && config.PINECONE_INDEX)) {
+    throw new Error('invalid configuration: VECTOR_STORE=pinecone needs PINECONE_API_KEY and PINECONE_INDEX');
+  }
+  if (config.EMBEDDINGS === 'openai' && !config.EMBEDDINGS_BASE_URL) {
+    throw new Error('invalid configuration: EMBEDDINGS=openai needs EMBEDDINGS_BASE_URL');
+  }
+  if (config.EMBEDDINGS === 'pinecone' && !config.PINECONE_API_KEY) {
+    throw new Error('invalid configuration: EMBEDDINGS=pinecone needs PINECONE_API_KEY');
+  }
+  return config;
+}

@@ -1,0 +1,82 @@
+import type { TenantKey } from '../auth/index.ts';
+import type { ContextRecord, Page, RecordStatus } from './record.ts';
+
+/** Turns text into vectors. Implementations: lexical (local), OpenAI-compatible, Pinecone inference. */
+export interface Embedder {
+  /** Stable identifier of the model and its dimension, e.g. "lexical-v1:512". */
+  readonly id: string;
+  readonly dimension: number;
+  /** Embeds in one batch where the backend allows; vectors are L2-normalised. */
+  embed(texts: readonly string[], purpose: 'document' | 'query'): Promise<Float32Array[]>;
+}
+
+/** Filterable attributes stored beside each vector; equality only. */
+export interface VectorMetadata {
+  documentId: string;
+  userId: string;
+  scopes: string[];
+  source: string;
+  fileName: string;
+  docType: string;
+  contextType: string;
+  tags: string[];
+}
+
+export interface VectorItem {
+  id: string;
+  values: Float32Array;
+  metadata: VectorMetadata;
+}
+
+/** Every given key must match; array attributes match when they contain the value. */
+export type VectorFilter = Partial<Record<keyof VectorMetadata, string>>;
+
+export interface VectorMatch {
+  id: string;
+  /** Cosine similarity clamped to [0, 1]. */
+  score: number;
+  metadata: VectorMetadata;
+}
+
+/** Vector storage partitioned by tenant namespace. */
+export interface VectorIndex {
+  upsert(namespace: TenantKey, items: readonly VectorItem[]): Promise<void>;
+  query(
+    namespace: TenantKey,
+    query: { vector: Float32Array; topK: number; filter?: VectorFilter },
+  ): Promise<VectorMatch[]>;
+  /** Deleting ids that do not exist is not an error. */
+  delete(namespace: TenantKey, ids: readonly string[]): Promise<void>;
+  /** Pages through the ids of one namespace (for the cleanup's orphan sweep). */
+  listIds(namespace: TenantKey, options: { cursor?: string; limit: number }): Promise<Page<string>>;
+  listNamespaces(): Promise<TenantKey[]>;
+}
+
+/** Where context records live (DynamoDB in every runtime). */
+export interface ContextRepository {
+  /** Writes (creates or replaces) records in batches; unprocessed items are retried. */
+  putMany(records: readonly ContextRecord[]): Promise<void>;
+  /** Strongly consistent batch read; missing ids are simply absent from the result. */
+  getMany(ids: readonly string[]): Promise<ContextRecord[]>;
+  get(id: string): Promise<ContextRecord | undefined>;
+  /**
+   * Moves records to `status` (and `indexed` to match) only where their current status is one of `from`;
+   * returns the ids that moved. Used for pending→indexed and indexed→deleting without racing a concurrent writer.
+   */
+  transition(ids: readonly string[], from: readonly RecordStatus[], to: RecordStatus): Promise<string[]>;
+  deleteMany(ids: readonly string[]): Promise<void>;
+  /** Records of one tenant partition, newest first. `documentsOnly` uses the sparse documents index. */
+  listByTenant(
+    tenant: TenantKey,
+    options: { documentsOnly?: boolean; cursor?: string; limit: number },
+  ): Promise<Page<ContextRecord>>;
+  /** Records owned by one user across all partitions, newest first. */
+  listByOwner(
+    userId: string,
+    options: { documentsOnly?: boolean; cursor?: string; limit: number },
+  ): Promise<Page<ContextRecord>>;
+  /** Records not in `indexed` state (pending, deleting, failed) last updated before `before` (ISO), oldest first. */
+  listUnsettled(options: { before: string; cursor?: string; limit: number }): Promise<Page<ContextRecord>>;
+  /** Increments the cleanup's re-index attempt counter; returns the new count. */
+  countAttempt(id: string): Promise<number>;
+}

@@ -1,0 +1,69 @@
+/** The OpenAI chat-completion shapes, the one internal data shape for every model path. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
+  content: string | null;
+  name?: string;
+  tool_call_id?: string;
+  tool_calls?: ToolCall[];
+  [key: string]: unknown;
+}
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatCompletionRequest {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  max_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  tools?: unknown[];
+  [key: string]: unknown;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: { index: number; message: ChatMessage; finish_reason: string | null }[];
+  usage?: Usage;
+  [key: string]: unknown;
+}
+
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    delta: Partial<ChatMessage>;
+    finish_reason: string | null;
+  }[];
+  usage?: Usage | null;
+  [key: string]: unknown;
+}
+
+/**
+ * A chat-completion backend: an OpenAI-compatible upstream or the embedded extractive responder.
+ * `stream` yields raw SSE `data:` payloads (JSON text of chunks, without the `data: ` prefix and without [DONE]),
+ * so a proxy can forward them byte-for-byte.
+ */
+export interface ChatModel {
+  readonly id: string;
+  complete(request: ChatCompletionRequest, options: { signal?: AbortSignal }): Promise<ChatCompletion>;
+  stream(request: ChatCompletionRequest, options: { signal?: AbortSignal }): AsyncIterable<string>;
+}

@@ -1,0 +1,33 @@
+import { MemgateError, type Principal, requireScope, type Scope } from '@memgate/core';
+import type { MiddlewareHandler } from 'hono';
+import { isUsableUserId, type TokenVerifier } from './verifier.ts';
+
+export type AuthEnv = { Variables: { principal: Principal } };
+
+export interface AuthOptions {
+  verifier: TokenVerifier;
+  /** Scope every request through this middleware must hold. */
+  scope: Scope;
+  /** view/docs answers 402 for a token whose `sub` is not a usable user id; every other route answers 401. */
+  unusableUserStatus?: 401 | 402;
+}
+
+/** Reads `Authorization: Bearer`, verifies it and checks the route's scope; sets `c.var.principal`. */
+export function authenticate({ verifier, scope, unusableUserStatus = 401 }: AuthOptions): MiddlewareHandler<AuthEnv> {
+  return async function authenticateRequest(c, next) {
+    const header = c.req.header('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) {
+      throw new MemgateError('authentication', 'invalid_token', 'missing Authorization: Bearer <token> header');
+    }
+    const principal = await verifier(match[1]);
+    if (!isUsableUserId(principal.userId)) {
+      throw unusableUserStatus === 402
+        ? new MemgateError('invalid_user', 'invalid_user', "token 'sub' is not a usable user id")
+        : new MemgateError('authentication', 'invalid_token', "token 'sub' is not a usable user id");
+    }
+    requireScope(principal, scope);
+    c.set('principal', principal);
+    await next();
+  };
+}

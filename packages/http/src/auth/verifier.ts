@@ -1,0 +1,70 @@
+import { MemgateError, type Principal } from '@memgate/core';
+import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
+
+/** Turns a bearer token into a principal, or throws an `authentication` MemgateError. */
+export type TokenVerifier = (token: string) => Promise<Principal>;
+
+export type VerifierOptions =
+  | { kind: 'hs256'; secret: string | Uint8Array; issuer?: string; audience?: string }
+  | { kind: 'jwks'; jwksUrl: string; issuer?: string; audience?: string; getKey?: JWTVerifyGetKey };
+
+const USER_ID = /^[A-Za-z0-9._@:-]{1,128}$/;
+
+/** DESIGN.md section 2: a `sub` is usable when it is 1–128 characters of `[A-Za-z0-9._@:-]`. */
+export function isUsableUserId(sub: unknown): sub is string {
+  return typeof sub === 'string' && USER_ID.test(sub);
+}
+
+function organizationsOf(payload: JWTPayload): string[] {
+  const orgs = payload.orgs;
+  if (Array.isArray(orgs)) return orgs.filter((org): org is string => typeof org === 'string' && org.length > 0);
+  if (typeof payload.org_id === 'string' && payload.org_id.length > 0) return [payload.org_id];
+  return [];
+}
+
+function scopesOf(payload: JWTPayload): Set<string> {
+  const scope = payload.scope ?? payload.scp;
+  if (typeof scope === 'string') return new Set(scope.split(/\s+/).filter(Boolean));
+  if (Array.isArray(scope)) return new Set(scope.filter((s): s is string => typeof s === 'string'));
+  return new Set();
+}
+
+function describe(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'token has expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return `token claim '${error.claim}' is not valid`;
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'token signature is not valid';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not allowed';
+  return 'token is not a valid JWT';
+}
+
+/** Builds the verifier for the configured mode (local HS256 secret or an OIDC provider's JWKS). */
+export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
+  const key =
+    options.kind === 'hs256'
+      ? typeof options.secret === 'string'
+        ? new TextEncoder().encode(options.secret)
+        : options.secret
+      : (options.getKey ?? createRemoteJWKSet(new URL(options.jwksUrl)));
+  const algorithms = options.kind === 'hs256' ? ['HS256'] : ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'];
+  const claims = {
+    algorithms,
+    ...(options.issuer ? { issuer: options.issuer } : {}),
+    ...(options.audience ? { audience: options.audience } : {}),
+  };
+  return async function verifyToken(token: string): Promise<Principal> {
+    let payload: JWTPayload;
+    try {
+      // jose's overloads differ only in the key's type; both branches verify the same claims.
+      payload =
+        key instanceof Uint8Array
+          ? (await jwtVerify(token, key, claims)).payload
+          : (await jwtVerify(token, key, claims)).payload;
+    } catch (error) {
+      throw new MemgateError('authentication', 'invalid_token', describe(error));
+    }
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
+      throw new MemgateError('authentication', 'invalid_token', "token has no 'sub' claim");
+    }
+    return { userId: payload.sub, orgs: organizationsOf(payload), scopes: scopesOf(payload) };
+  };
+}

