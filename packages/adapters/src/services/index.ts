@@ -1,6 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock, VectorIndex } from '@memgate/core';
 import type { Config } from '../config/index.ts';
+import { createChatServices } from './chat.ts';
+import { createContextServices } from './context.ts';
+import { createEmbedder } from './embedder.ts';
+import { createProxyServices } from './proxy.ts';
 
 /** What a composition root (local server, a Lambda) hands over; everything else is built from it. */
 export interface ServiceInputs {
@@ -18,12 +22,11 @@ export interface ServiceInputs {
  * `createApp` (packages/http) next to the verifier and logger.
  */
 export function createServices(inputs: ServiceInputs) {
-  void inputs;
-  return {
-    context: {},
-    proxy: {},
-    chat: {},
-  };
+  const embedder = createEmbedder(inputs.config);
+  const context = createContextServices(inputs, { embedder });
+  const proxy = createProxyServices(inputs, { embedder, contextStore: context.store });
+  const chat = createChatServices(inputs, { contextStore: context.store, defaultModel: proxy.defaultModel });
+  return { context, proxy, chat };
 }
 
 export type Services = ReturnType<typeof createServices>;
