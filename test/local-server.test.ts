@@ -1,0 +1,122 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The way a user runs it: `npm start` in a fresh directory, then HTTP from outside the process.
+const root = join(import.meta.dirname, '..');
+let server: ChildProcess;
+let url: string;
+let dataDir: string;
+
+function childPids(pid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function tokenCli(...args: string[]): string {
+  return execFileSync(process.execPath, ['--import', 'tsx', 'packages/local/src/token-cli.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+  }).trim();
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'memgate-server-'));
+  const { DYNAMODB_ENDPOINT: _ignored, ...env } = process.env;
+  server = spawn(process.execPath, ['--import', 'tsx', 'packages/local/src/main.ts'], {
+    cwd: root,
+    env: { ...env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  url = await new Promise<string>((resolve, reject) => {
+    server.stdout?.on('data', (chunk) => {
+      output += String(chunk);
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    server.stderr?.on('data', (chunk) => {
+      output += String(chunk);
+    });
+    server.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}, 60_000);
+
+afterAll(() => {
+  if (server.exitCode === null) server.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start (the local server as a child process)', () => {
+  it('serves /health and the API reference', async () => {
+    expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'ok' });
+    const docs = await fetch(`${url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('/api/v1/context/add');
+  });
+
+  it('accepts a token from `npm run token` and refuses a wrong one', async () => {
+    const token = tokenCli('--user', 'alice', '--orgs', 'acme');
+    const ok = await fetch(`${url}/api/v1/context/view`, { headers: { authorization: `Bearer ${token}` } });
+    expect(ok.status).toBe(200);
+    const bad = await fetch(`${url}/api/v1/context/view`, { headers: { authorization: `Bearer ${token}x` } });
+    expect(bad.status).toBe(401);
+    expect(await bad.json()).toMatchObject({ error: 'authentication_error' });
+  });
+
+  it('stores a document and finds it again over HTTP', async () => {
+    const token = tokenCli('--user', 'bob');
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const add = await fetch(`${url}/api/v1/context/add`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        documents: [
+          { content: 'The quarterly launch of the Falcon rocket is planned for March.', fileName: 'plan.md' },
+        ],
+      }),
+    });
+    expect(add.status).toBe(201);
+    const search = await fetch(`${url}/api/v1/context/search`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        query: 'Falcon rocket launch',
+        similarity_threshold: 1,
+        minimum_similarity_threshold: 0.05,
+      }),
+    });
+    expect(search.status).toBe(202);
+    const { results } = (await search.json()) as { results: { contextData: string }[] };
+    expect(results[0]?.contextData).toContain('Falcon rocket');
+  });
+
+  it('stops on SIGTERM and leaves no java process behind', async () => {
+    const java = childPids(server.pid as number);
+    expect(java.length).toBeGreaterThan(0);
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const deadline = Date.now() + 10_000;
+    while (java.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(java.filter(alive)).toEqual([]);
+  }, 20_000);
+});
