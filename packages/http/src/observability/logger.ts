@@ -15,7 +15,7 @@ const SECRET_PATTERNS: RegExp[] = [
   /\bBearer\s+[^\s"',]+/gi, // Authorization header values
   /\beyJ[\w-]{5,}\.[\w-]{5,}\.[\w-]*/g, // JWTs
   /\b(?:sk|pk|pcsk|rk)[-_][\w-]{8,}/g, // vendor API keys (OpenAI, Pinecone...)
-  /\/api\/v1\/proxy\/(?!default\/)\S+/g, // a proxy path carries the target key
+  /\/api\/v1\/proxy\/(?!default\/|\*)\S+/g, // a proxy path carries the target key
 ];
 
 /** Removes anything that looks like a token or key from a string. */
