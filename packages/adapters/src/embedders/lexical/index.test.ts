@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { embedderConformance } from '../../../../../test/conformance/embedder.ts';
+import { createLexicalEmbedder } from './index.ts';
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += (a[i] ?? 0) * (b[i] ?? 0);
+  return dot;
+}
+
+embedderConformance('lexical embedder', () => createLexicalEmbedder({ dimension: 512 }));
+
+describe('lexical embedder', () => {
+  const embedder = createLexicalEmbedder({ dimension: 512 });
+  const similarity = async (a: string, b: string) => {
+    const [x, y] = await embedder.embed([a, b], 'document');
+    return cosine(x as Float32Array, y as Float32Array);
+  };
+
+  it('names its version and dimension', () => {
+    expect(embedder.id).toBe('lexical-v1:512');
+    expect(createLexicalEmbedder().dimension).toBe(512);
+  });
+
+  it('scores related texts clearly above unrelated ones', async () => {
+    const query = 'How do I reset my account password?';
+    const related = 'To reset your password, open account settings and choose "Reset password".';
+    const unrelated = 'Quarterly revenue grew twelve percent, driven by strong sales in the northern region.';
+    const near = await similarity(query, related);
+    const far = await similarity(query, unrelated);
+    expect(near).toBeGreaterThan(0.3);
+    expect(far).toBeLessThan(0.1);
+    expect(near - far).toBeGreaterThan(0.25);
+  });
+
+  it('matches word forms and typos through character n-grams', async () => {
+    const base = await similarity('invoice payments', 'paying invoices');
+    const other = await similarity('invoice payments', 'mountain hiking trails');
+    expect(base).toBeGreaterThan(other + 0.2);
+  });
+
+  it('rewards word order through bigrams', async () => {
+    expect(await similarity('dog bites man', 'dog bites man')).toBeCloseTo(1, 5);
+    expect(await similarity('dog bites man', 'man bites dog')).toBeLessThan(0.95);
+  });
+
+  it('lowercases and normalises Unicode, independent of locale', async () => {
+    expect(await similarity('ÉCOLE Straße', 'école straße')).toBeCloseTo(1, 5);
+    expect(await similarity('ﬁle café', 'file café')).toBeCloseTo(1, 5);
+  });
+
+  it('embeds scripts without spaces and symbol-only texts', async () => {
+    const [cjk, symbols] = await embedder.embed(['東京の天気予報', '🎉🎉 !!'], 'document');
+    expect(cosine(cjk as Float32Array, cjk as Float32Array)).toBeCloseTo(1, 5);
+    expect(cosine(symbols as Float32Array, symbols as Float32Array)).toBeCloseTo(1, 5);
+    expect(await similarity('東京の天気予報', '東京の天気')).toBeGreaterThan(0.3);
+  });
+
+  it('gives the zero vector for a text with no tokens', async () => {
+    const [empty] = await embedder.embed(['   '], 'query');
+    expect(Array.from(empty as Float32Array).every((value) => value === 0)).toBe(true);
+  });
+
+  it('rejects a dimension that is not a power of two', () => {
+    expect(() => createLexicalEmbedder({ dimension: 500 })).toThrow(/power of two/);
+  });
+});

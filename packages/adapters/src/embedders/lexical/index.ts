@@ -1,0 +1,45 @@
+import type { Embedder } from '@memgate/core';
+import { DEFAULT_WEIGHTS, extractFeatures, tokenize } from './features.ts';
+
+export interface LexicalEmbedderOptions {
+  /** Power of two keeps bucket selection a mask; 512 balances hash collisions against index size and speed. */
+  dimension?: number;
+}
+
+/**
+ * Local embedder with no model download: hashed word unigrams, bigrams and character n-grams, signed feature
+ * hashing (collisions cancel out on average instead of piling up), sublinear tf, L2-normalised. Deterministic:
+ * the same text gives the same vector in every process, so vectors stored yesterday still match today's queries.
+ * Documents and queries are embedded alike. A text with no tokens gives the zero vector (similar to nothing).
+ */
+export function createLexicalEmbedder({ dimension = 512 }: LexicalEmbedderOptions = {}): Embedder {
+  if (!Number.isInteger(dimension) || dimension < 16 || (dimension & (dimension - 1)) !== 0) {
+    throw new Error(`lexical embedder: dimension must be a power of two >= 16, got ${dimension}`);
+  }
+  const mask = dimension - 1;
+
+  function embedText(text: string): Float32Array {
+    const vector = new Float32Array(dimension);
+    const features = extractFeatures(tokenize(text), DEFAULT_WEIGHTS);
+    for (const [hash, { tf, weight }] of features) {
+      const value = weight * (1 + Math.log(tf));
+      // Low bits choose the bucket, the top bit the sign: independent bits of one well-mixed hash.
+      vector[hash & mask] = (vector[hash & mask] ?? 0) + (hash & 0x80000000 ? -value : value);
+    }
+    let norm = 0;
+    for (let i = 0; i < dimension; i++) norm += (vector[i] ?? 0) * (vector[i] ?? 0);
+    if (norm > 0) {
+      const scale = 1 / Math.sqrt(norm);
+      for (let i = 0; i < dimension; i++) vector[i] = (vector[i] ?? 0) * scale;
+    }
+    return vector;
+  }
+
+  return {
+    id: `lexical-v1:${dimension}`,
+    dimension,
+    async embed(texts) {
+      return texts.map(embedText);
+    },
+  };
+}
