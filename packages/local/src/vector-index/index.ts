@@ -1,12 +1,163 @@
-import type { VectorIndex } from '@memgate/core';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page, TenantKey, VectorIndex, VectorItem } from '@memgate/core';
+import { encodeEntry, type JournalEntry, type JournalWriter, openJournal, readJournal } from './journal.ts';
+import { searchNamespace } from './search.ts';
+import {
+  journalPath,
+  type Manifest,
+  readManifest,
+  readSnapshot,
+  removeOtherGenerations,
+  writeManifest,
+  writeSnapshot,
+} from './snapshot.ts';
+import type { NamespaceStore } from './store.ts';
 
 export interface LocalVectorIndex extends VectorIndex {
   /** Flushes to disk and releases the index. */
   close(): Promise<void>;
 }
 
-/** Embedded persistent vector index under `dir`. */
-export async function createLocalVectorIndex(options: { dir: string }): Promise<LocalVectorIndex> {
-  void options;
-  throw new Error('embedded vector index: not built yet');
+export interface LocalVectorIndexOptions {
+  dir: string;
+  /** Journal size that triggers a snapshot (at least half the namespace's vector bytes, so rewrites stay amortised). */
+  snapshotAfterBytes?: number;
+}
+
+interface OpenNamespace {
+  dir: string;
+  manifest: Manifest;
+  store: NamespaceStore;
+  journal: JournalWriter;
+}
+
+/**
+ * Embedded persistent vector index under `dir` (usearch HNSW, cosine), one directory per namespace, loaded on first
+ * use. Durability: every batch is appended to a journal before it is applied (write-ahead), so an acknowledged
+ * write survives a crash of the process; snapshots (graph, vectors, records) bound the journal and make restarts
+ * fast. The journal is not fsynced per batch: a power cut may lose the last moments, like DynamoDB Local beside it.
+ * Local runs only: usearch is a native module that must never enter a Lambda bundle.
+ */
+export async function createLocalVectorIndex({
+  dir,
+  snapshotAfterBytes = 32 * 1024 * 1024,
+}: LocalVectorIndexOptions): Promise<LocalVectorIndex> {
+  mkdirSync(dir, { recursive: true });
+  const namespaces = new Map<TenantKey, OpenNamespace>();
+  let closed = false;
+
+  const directoryOf = (namespace: TenantKey) =>
+    join(dir, createHash('sha256').update(namespace).digest('hex').slice(0, 32));
+
+  /** The namespace's state, loading it on first use; `undefined` when it has never held a vector. */
+  function open(namespace: TenantKey, createWithDimension?: number): OpenNamespace | undefined {
+    if (closed) throw new Error('local vector index is closed');
+    const cached = namespaces.get(namespace);
+    if (cached) return cached;
+    const nsDir = directoryOf(namespace);
+    let manifest = readManifest(nsDir);
+    if (!manifest) {
+      if (createWithDimension === undefined) return undefined;
+      mkdirSync(nsDir, { recursive: true });
+      manifest = { namespace, dimension: createWithDimension, generation: 0 };
+      writeManifest(nsDir, manifest);
+    }
+    removeOtherGenerations(nsDir, manifest.generation);
+    const store = readSnapshot(nsDir, manifest.generation, manifest.dimension);
+    for (const entry of readJournal(journalPath(nsDir, manifest.generation), manifest.dimension)) apply(store, entry);
+    const state = { dir: nsDir, manifest, store, journal: openJournal(journalPath(nsDir, manifest.generation)) };
+    namespaces.set(namespace, state);
+    return state;
+  }
+
+  function apply(store: NamespaceStore, entry: JournalEntry): void {
+    if (entry.op === 'upsert') store.upsert(entry.items);
+    else store.delete(entry.ids);
+  }
+
+  /** Write-ahead: journal first, then memory. */
+  function commit(state: OpenNamespace, entry: JournalEntry): void {
+    state.journal.append(encodeEntry(entry, state.manifest.dimension));
+    apply(state.store, entry);
+    const vectorBytes = state.store.size * state.manifest.dimension * 4;
+    if (state.journal.bytes >= Math.max(snapshotAfterBytes, vectorBytes / 2)) snapshot(state);
+  }
+
+  function snapshot(state: OpenNamespace): void {
+    const generation = state.manifest.generation + 1;
+    writeSnapshot(state.dir, generation, state.store);
+    state.journal.close();
+    state.manifest = { ...state.manifest, generation };
+    writeManifest(state.dir, state.manifest);
+    state.journal = openJournal(journalPath(state.dir, generation));
+    removeOtherGenerations(state.dir, generation);
+  }
+
+  function checkDimensions(items: readonly VectorItem[], dimension: number): void {
+    for (const item of items) {
+      if (item.values.length !== dimension) {
+        throw new Error(`vector '${item.id}' has dimension ${item.values.length}, this namespace holds ${dimension}`);
+      }
+    }
+  }
+
+  return {
+    async upsert(namespace, items) {
+      const first = items[0];
+      if (!first) return;
+      const state = open(namespace, first.values.length) as OpenNamespace;
+      checkDimensions(items, state.manifest.dimension);
+      commit(state, { op: 'upsert', items: [...items] });
+    },
+
+    async query(namespace, query) {
+      const state = open(namespace);
+      return state ? searchNamespace(state.store, query) : [];
+    },
+
+    async delete(namespace, ids) {
+      const state = open(namespace);
+      const known = state ? ids.filter((id) => state.store.idToSlot.has(id)) : [];
+      if (state && known.length > 0) commit(state, { op: 'delete', ids: known });
+    },
+
+    async listIds(namespace, { cursor, limit }): Promise<Page<string>> {
+      const state = open(namespace);
+      if (!state) return { items: [], nextCursor: null };
+      const start = cursor === undefined ? 0 : Number(cursor);
+      if (!Number.isInteger(start) || start < 0) throw new Error('listIds: invalid cursor');
+      const { slots } = state.store;
+      const items: string[] = [];
+      let slot = start;
+      for (; slot < slots.length && items.length < limit; slot++) {
+        const record = slots[slot];
+        if (record) items.push(record.id);
+      }
+      while (slot < slots.length && slots[slot] === undefined) slot++;
+      return { items, nextCursor: slot < slots.length ? String(slot) : null };
+    },
+
+    async listNamespaces() {
+      if (closed) throw new Error('local vector index is closed');
+      const found = new Set<TenantKey>(namespaces.keys());
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (!entry.isDirectory()) continue;
+        const manifest = readManifest(join(dir, entry.name));
+        if (manifest) found.add(manifest.namespace);
+      }
+      return [...found].sort();
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const state of namespaces.values()) {
+        if (state.journal.bytes > 0) snapshot(state);
+        state.journal.close();
+      }
+      namespaces.clear();
+    },
+  };
 }

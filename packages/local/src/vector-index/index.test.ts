@@ -1,0 +1,147 @@
+import { appendFileSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { VectorItem } from '@memgate/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { axisVector, metadataFor, vectorIndexConformance } from '../../../../test/conformance/vector-index.ts';
+import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
+
+const opened: LocalVectorIndex[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((index) => index.close()));
+});
+
+async function openIndex(dir: string, snapshotAfterBytes?: number): Promise<LocalVectorIndex> {
+  const index = await createLocalVectorIndex({
+    dir,
+    ...(snapshotAfterBytes === undefined ? {} : { snapshotAfterBytes }),
+  });
+  opened.push(index);
+  return index;
+}
+
+const freshDir = () => mkdtempSync(join(tmpdir(), 'memgate-vectors-'));
+
+vectorIndexConformance('local (usearch)', () => openIndex(freshDir()));
+vectorIndexConformance('local (usearch), snapshot after every batch', () => openIndex(freshDir(), 1));
+
+/** Deterministic pseudo-random unit vectors (xorshift), so failures reproduce. */
+function randomVectors(count: number, dimension: number, seed = 7): Float32Array[] {
+  let state = seed;
+  const next = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 0xffffffff - 0.5;
+  };
+  return Array.from({ length: count }, () => {
+    const vector = Float32Array.from({ length: dimension }, next);
+    const norm = Math.hypot(...vector);
+    return vector.map((value) => value / norm);
+  });
+}
+
+function bruteForce(items: readonly VectorItem[], query: Float32Array, topK: number): string[] {
+  const dot = (a: Float32Array) => a.reduce((sum, value, i) => sum + value * (query[i] as number), 0);
+  return [...items]
+    .sort((a, b) => dot(b.values) - dot(a.values))
+    .slice(0, topK)
+    .map((item) => item.id);
+}
+
+describe('local vector index', () => {
+  it('keeps acknowledged writes across a crash (journal replay, no close)', async () => {
+    const dir = freshDir();
+    const first = await openIndex(dir);
+    await first.upsert('user:u1', [{ id: 'a', values: axisVector(16, 0), metadata: metadataFor() }]);
+    await first.upsert('user:u1', [{ id: 'b', values: axisVector(16, 1), metadata: metadataFor() }]);
+    await first.delete('user:u1', ['b']);
+    // A second process opening the same directory sees exactly what the first acknowledged.
+    const second = await openIndex(dir);
+    const matches = await second.query('user:u1', { vector: axisVector(16, 0), topK: 5 });
+    expect(matches.map((match) => match.id)).toEqual(['a']);
+    expect(await second.listNamespaces()).toEqual(['user:u1']);
+  });
+
+  it('restarts from a snapshot plus the journal written after it', async () => {
+    const dir = freshDir();
+    const first = await openIndex(dir);
+    await first.upsert('org:o1', [{ id: 'a', values: axisVector(16, 0), metadata: metadataFor({ tags: ['t'] }) }]);
+    await first.close();
+    const second = await openIndex(dir);
+    await second.upsert('org:o1', [{ id: 'b', values: axisVector(16, 3), metadata: metadataFor() }]);
+    const third = await openIndex(dir);
+    const matches = await third.query('org:o1', { vector: axisVector(16, 0), topK: 5, filter: { tags: 't' } });
+    expect(matches.map((match) => match.id)).toEqual(['a']);
+    expect((await third.listIds('org:o1', { limit: 10 })).items.sort()).toEqual(['a', 'b']);
+  });
+
+  it('drops a torn last journal record and keeps everything before it', async () => {
+    const dir = freshDir();
+    const first = await openIndex(dir);
+    await first.upsert('user:u1', [{ id: 'a', values: axisVector(16, 0), metadata: metadataFor() }]);
+    const [nsDir] = readdirSync(dir);
+    appendFileSync(join(dir, nsDir as string, 'gen-0.log'), Buffer.from([200, 0, 0, 0, 0, 0, 0, 0, 123]));
+    const second = await openIndex(dir);
+    expect((await second.query('user:u1', { vector: axisVector(16, 0), topK: 5 })).map((m) => m.id)).toEqual(['a']);
+    await second.upsert('user:u1', [{ id: 'b', values: axisVector(16, 1), metadata: metadataFor() }]);
+    const third = await openIndex(dir);
+    expect((await third.listIds('user:u1', { limit: 10 })).items.sort()).toEqual(['a', 'b']);
+  });
+
+  it('returns every match of a selective filter, in exact order', async () => {
+    const index = await openIndex(freshDir());
+    const vectors = randomVectors(3000, 64);
+    const items = vectors.map((values, i) => ({
+      id: `v${i}`,
+      values,
+      metadata: metadataFor({ documentId: i % 500 === 0 ? 'rare' : 'common' }),
+    }));
+    await index.upsert('user:u1', items);
+    const query = vectors[1] as Float32Array;
+    const rare = items.filter((item) => item.metadata.documentId === 'rare');
+    const matches = await index.query('user:u1', { vector: query, topK: 10, filter: { documentId: 'rare' } });
+    expect(matches.map((match) => match.id)).toEqual(bruteForce(rare, query, 10));
+  });
+
+  it('finds filtered neighbours through the graph when the filter matches too many to scan', async () => {
+    const index = await openIndex(freshDir());
+    const vectors = randomVectors(9_000, 512);
+    const items = vectors.map((values, i) => ({
+      id: `v${i}`,
+      values,
+      metadata: metadataFor({ scopes: i % 2 === 0 ? ['internal'] : ['external'] }),
+    }));
+    await index.upsert('user:u1', items);
+    const query = vectors[0] as Float32Array;
+    const internal = items.filter((item) => item.metadata.scopes.includes('internal'));
+    const matches = await index.query('user:u1', { vector: query, topK: 10, filter: { scopes: 'internal' } });
+    expect(matches).toHaveLength(10);
+    expect(matches.every((match) => match.metadata.scopes.includes('internal'))).toBe(true);
+    const exact = new Set(bruteForce(internal, query, 10));
+    expect(matches[0]?.id).toBe('v0');
+    expect(matches.filter((match) => exact.has(match.id)).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('rejects a vector whose dimension differs from the namespace', async () => {
+    const index = await openIndex(freshDir());
+    await index.upsert('user:u1', [{ id: 'a', values: axisVector(16, 0), metadata: metadataFor() }]);
+    await expect(
+      index.upsert('user:u1', [{ id: 'b', values: axisVector(8, 0), metadata: metadataFor() }]),
+    ).rejects.toThrow(/dimension 8/);
+    await expect(index.query('user:u1', { vector: axisVector(8, 0), topK: 1 })).rejects.toThrow(/dimension 8/);
+  });
+
+  it('snapshots when the journal grows, and keeps only the current generation on disk', async () => {
+    const dir = freshDir();
+    const index = await openIndex(dir, 1);
+    for (let i = 0; i < 3; i++) {
+      await index.upsert('user:u1', [{ id: `a${i}`, values: axisVector(16, i), metadata: metadataFor() }]);
+    }
+    const [nsDir] = readdirSync(dir);
+    const files = readdirSync(join(dir, nsDir as string)).sort();
+    expect(files).toEqual(['gen-3.log', 'gen-3.records.json', 'gen-3.usearch', 'gen-3.vectors', 'namespace.json']);
+    const reopened = await openIndex(dir);
+    expect((await reopened.listIds('user:u1', { limit: 10 })).items.sort()).toEqual(['a0', 'a1', 'a2']);
+  });
+});

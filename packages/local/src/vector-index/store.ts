@@ -1,0 +1,142 @@
+import type { VectorItem, VectorMetadata } from '@memgate/core';
+import usearch from 'usearch';
+import { postingKeysOf } from './filter.ts';
+
+/** One stored vector's identity; its values live in the arena at `slot * dimension`. */
+export interface SlotRecord {
+  id: string;
+  metadata: VectorMetadata;
+}
+
+// HNSW parameters: usearch's defaults for connectivity, a wider search beam for better recall on filtered oversampling.
+const CONNECTIVITY = 16;
+const EXPANSION_ADD = 128;
+const EXPANSION_SEARCH = 64;
+
+/**
+ * In-memory state of one namespace: the HNSW graph (usearch, keyed by slot number), a dense copy of the vectors
+ * for exact scans, and posting lists per metadata value for filters. Slots of deleted vectors are reused.
+ * Everything here is synchronous, so each call is atomic with respect to other requests on the event loop.
+ */
+export class NamespaceStore {
+  readonly dimension: number;
+  readonly hnsw: InstanceType<typeof usearch.Index>;
+  readonly slots: (SlotRecord | undefined)[] = [];
+  readonly idToSlot = new Map<string, number>();
+  readonly postings = new Map<string, Set<number>>();
+  private readonly free: number[] = [];
+  arena: Float32Array;
+  /** 1/‖v‖ per slot (0 for the zero vector), so exact scans cost one dot product. */
+  inverseNorms: Float32Array;
+
+  constructor(dimension: number, capacity = 1024) {
+    this.dimension = dimension;
+    this.hnsw = new usearch.Index({
+      dimensions: dimension,
+      metric: usearch.MetricKind.Cos,
+      connectivity: CONNECTIVITY,
+      expansion_add: EXPANSION_ADD,
+      expansion_search: EXPANSION_SEARCH,
+      quantization: usearch.ScalarKind.F32,
+      multi: false,
+    });
+    this.arena = new Float32Array(capacity * dimension);
+    this.inverseNorms = new Float32Array(capacity);
+  }
+
+  get size(): number {
+    return this.idToSlot.size;
+  }
+
+  /** Replaces vectors with the same id (removed from the graph, then added again), in one graph batch. */
+  upsert(items: readonly VectorItem[]): void {
+    const latest = new Map<string, VectorItem>();
+    for (const item of items) latest.set(item.id, item); // last one wins inside a batch
+    const keys = new BigUint64Array(latest.size);
+    const matrix = new Float32Array(latest.size * this.dimension);
+    let row = 0;
+    for (const item of latest.values()) {
+      let slot = this.idToSlot.get(item.id);
+      if (slot === undefined) {
+        slot = this.free.pop() ?? this.slots.length;
+        this.ensureCapacity(slot + 1);
+      } else {
+        this.unlinkPostings(slot);
+        this.hnsw.remove(BigInt(slot));
+      }
+      this.place(slot, item.id, item.metadata, item.values);
+      keys[row] = BigInt(slot);
+      matrix.set(item.values, row * this.dimension);
+      row++;
+    }
+    if (row > 0) this.hnsw.add(keys, matrix, 0);
+  }
+
+  delete(ids: readonly string[]): void {
+    for (const id of ids) {
+      const slot = this.idToSlot.get(id);
+      if (slot === undefined) continue;
+      this.unlinkPostings(slot);
+      this.hnsw.remove(BigInt(slot));
+      this.idToSlot.delete(id);
+      this.slots[slot] = undefined;
+      this.free.push(slot);
+    }
+  }
+
+  /** Restores a slot from a snapshot (the graph is loaded separately). */
+  restore(slot: number, record: SlotRecord, values: Float32Array): void {
+    this.ensureCapacity(slot + 1);
+    this.place(slot, record.id, record.metadata, values);
+  }
+
+  /** After restoring: every slot below the highest used one that is empty becomes free. */
+  collectFreeSlots(slotCount: number): void {
+    while (this.slots.length < slotCount) this.slots.push(undefined);
+    for (let slot = slotCount - 1; slot >= 0; slot--) if (this.slots[slot] === undefined) this.free.push(slot);
+  }
+
+  vectorAt(slot: number): Float32Array {
+    return this.arena.subarray(slot * this.dimension, (slot + 1) * this.dimension);
+  }
+
+  private place(slot: number, id: string, metadata: VectorMetadata, values: Float32Array): void {
+    if (values.length !== this.dimension) {
+      throw new Error(`vector for '${id}' has dimension ${values.length}, this namespace holds ${this.dimension}`);
+    }
+    this.arena.set(values, slot * this.dimension);
+    let squared = 0;
+    for (let i = 0; i < values.length; i++) squared += (values[i] as number) * (values[i] as number);
+    this.inverseNorms[slot] = squared > 0 ? 1 / Math.sqrt(squared) : 0;
+    const record = { id, metadata: { ...metadata, scopes: [...metadata.scopes], tags: [...metadata.tags] } };
+    this.slots[slot] = record;
+    this.idToSlot.set(id, slot);
+    for (const key of postingKeysOf(record.metadata)) {
+      const set = this.postings.get(key);
+      if (set) set.add(slot);
+      else this.postings.set(key, new Set([slot]));
+    }
+  }
+
+  private unlinkPostings(slot: number): void {
+    const record = this.slots[slot];
+    if (!record) return;
+    for (const key of postingKeysOf(record.metadata)) {
+      const set = this.postings.get(key);
+      set?.delete(slot);
+      if (set?.size === 0) this.postings.delete(key);
+    }
+  }
+
+  private ensureCapacity(slots: number): void {
+    const capacity = this.inverseNorms.length;
+    if (slots <= capacity) return;
+    const next = Math.max(slots, capacity * 2);
+    const arena = new Float32Array(next * this.dimension);
+    arena.set(this.arena);
+    const norms = new Float32Array(next);
+    norms.set(this.inverseNorms);
+    this.arena = arena;
+    this.inverseNorms = norms;
+  }
+}
