@@ -1,0 +1,130 @@
+import type { Page, TenantKey, VectorIndex, VectorMatch } from '@memgate/core';
+import { MemgateError } from '@memgate/core';
+import { Pinecone } from '@pinecone-database/pinecone';
+import { createRetryingFetch, type RetryOptions } from '../http-retry/index.ts';
+import {
+  clampScore,
+  fromPineconeMetadata,
+  MAX_BATCH_VECTORS,
+  toPineconeFilter,
+  toPineconeRecord,
+  upsertBatches,
+} from './records.ts';
+
+export interface PineconeVectorIndexOptions {
+  apiKey: string;
+  indexName: string;
+  /** Data-plane host of the index; without it the client resolves it once through the control plane. */
+  host?: string;
+  /** A ready client (its own retry policy then applies); by default one is built with ours. */
+  client?: Pinecone;
+  /** 429/5xx retry policy of the built client. */
+  retry?: RetryOptions;
+  /** Upsert requests in flight at once for one call. */
+  concurrency?: number;
+}
+
+// Pinecone's ceilings for one query and one list page.
+const MAX_TOP_K = 10_000;
+const MAX_LIST_PAGE = 100;
+const TENANT_NAMESPACE = /^(user|org):/;
+
+/**
+ * VectorIndex on Pinecone (index metric: cosine). One namespace per tenant; upserts split into requests of at most
+ * 1,000 vectors and 2 MB; 429 and 5xx retried with exponential backoff and jitter; failures surface as a
+ * MemgateError of kind `upstream_unavailable` whose message names the operation, never the key.
+ */
+export function createPineconeVectorIndex({
+  apiKey,
+  indexName,
+  host,
+  client,
+  retry,
+  concurrency = 4,
+}: PineconeVectorIndexOptions): VectorIndex {
+  // maxRetries 0: the client's own retry knows only 5xx; ours also covers 429 and Retry-After.
+  const pinecone = client ?? new Pinecone({ apiKey, maxRetries: 0, fetchApi: createRetryingFetch(retry) });
+  const index = pinecone.index(host === undefined ? { name: indexName } : { name: indexName, host });
+
+  async function call<T>(operation: string, run: () => Promise<T>, ifMissing?: { value: T }): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      // Serverless answers 404 for a namespace that was never written: nothing to read or delete there.
+      if (ifMissing && (error as Error)?.name === 'PineconeNotFoundError') return ifMissing.value;
+      if (error instanceof MemgateError) throw error;
+      throw new MemgateError('upstream_unavailable', 'vector_store_unavailable', `Pinecone ${operation} failed`, {
+        cause: error,
+      });
+    }
+  }
+
+  return {
+    async upsert(namespace, items) {
+      const latest = new Map(items.map((item) => [item.id, item])); // last one wins, as one request would do
+      const batches = [...upsertBatches([...latest.values()].map(toPineconeRecord))];
+      const target = index.namespace(namespace);
+      let next = 0;
+      const worker = async () => {
+        while (next < batches.length) {
+          const records = batches[next++] as ReturnType<typeof toPineconeRecord>[];
+          await call('upsert', () => target.upsert({ records }));
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+    },
+
+    async query(namespace, { vector, topK, filter }): Promise<VectorMatch[]> {
+      const k = Math.min(Math.floor(topK), MAX_TOP_K);
+      if (k <= 0) return [];
+      const pineconeFilter = toPineconeFilter(filter);
+      const response = await call(
+        'query',
+        () =>
+          index.namespace(namespace).query({
+            vector: Array.from(vector),
+            topK: k,
+            includeMetadata: true,
+            includeValues: false,
+            ...(pineconeFilter ? { filter: pineconeFilter } : {}),
+          }),
+        { value: { matches: [], namespace } },
+      );
+      return (response.matches ?? []).map((match) => ({
+        id: match.id,
+        score: clampScore(match.score),
+        metadata: fromPineconeMetadata(match.metadata as Record<string, unknown> | undefined),
+      }));
+    },
+
+    async delete(namespace, ids) {
+      const target = index.namespace(namespace);
+      for (let start = 0; start < ids.length; start += MAX_BATCH_VECTORS) {
+        const batch = ids.slice(start, start + MAX_BATCH_VECTORS);
+        await call('delete', () => target.deleteMany({ ids: batch }), { value: undefined });
+      }
+    },
+
+    async listIds(namespace, { cursor, limit }): Promise<Page<string>> {
+      const response = await call(
+        'list',
+        () =>
+          index.namespace(namespace).listPaginated({
+            limit: Math.max(1, Math.min(limit, MAX_LIST_PAGE)),
+            ...(cursor === undefined ? {} : { paginationToken: cursor }),
+          }),
+        { value: { vectors: [], namespace } },
+      );
+      const items = (response.vectors ?? []).flatMap((vector) => (vector.id === undefined ? [] : [vector.id]));
+      return { items, nextCursor: response.pagination?.next ?? null };
+    },
+
+    async listNamespaces() {
+      const stats = await call('describe_index_stats', () => index.describeIndexStats());
+      return Object.entries(stats.namespaces ?? {})
+        .filter(([name, summary]) => TENANT_NAMESPACE.test(name) && (summary?.recordCount ?? 0) > 0)
+        .map(([name]) => name as TenantKey)
+        .sort();
+    },
+  };
+}
