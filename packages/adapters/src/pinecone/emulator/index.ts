@@ -38,7 +38,7 @@ const MAX_METADATA_BYTES = 40 * 1024;
  */
 export async function startPineconeEmulator(options: {
   apiKey: string;
-  embed?: (texts: string[], inputType: string | undefined) => number[][];
+  embed?: (texts: string[], inputType: string | undefined) => number[][] | Promise<number[][]>;
 }): Promise<PineconeEmulator> {
   const namespaces = new Map<string, Map<string, StoredVector>>();
   const requests: RecordedRequest[] = [];
@@ -101,7 +101,7 @@ export async function startPineconeEmulator(options: {
       case 'POST /embed': {
         const inputs = ((body?.inputs ?? []) as { text: string }[]).map((input) => input.text);
         const parameters = body?.parameters as { input_type?: string } | undefined;
-        const vectors = options.embed?.(inputs, parameters?.input_type) ?? [];
+        const vectors = (await options.embed?.(inputs, parameters?.input_type)) ?? [];
         return reply(res, 200, {
           model: body?.model,
           vector_type: 'dense',
