@@ -63,6 +63,8 @@ async function run(size: number): Promise<void> {
     ['unfiltered', undefined],
     ['scope=internal (90%)', { scopes: 'internal' }],
     ['scope=external (10%)', { scopes: 'external' }],
+    ['scope=internal & contextType=resource', { scopes: 'internal', contextType: 'resource' }],
+    ['documentId (10 of n)', { documentId: 'doc-42' }],
   ] as const) {
     const timings: number[] = [];
     for (const vector of queries) {

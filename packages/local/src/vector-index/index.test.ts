@@ -110,7 +110,11 @@ describe('local vector index', () => {
     const items = vectors.map((values, i) => ({
       id: `v${i}`,
       values,
-      metadata: metadataFor({ scopes: i % 2 === 0 ? ['internal'] : ['external'] }),
+      metadata: metadataFor({
+        scopes: i % 2 === 0 ? ['internal'] : ['external'],
+        // Large on its own, but shares only three vectors with `internal`.
+        contextType: i % 2 === 1 || i === 2 || i === 4 || i === 6 ? 'instruction' : 'resource',
+      }),
     }));
     await index.upsert('user:u1', items);
     const query = vectors[0] as Float32Array;
@@ -121,6 +125,15 @@ describe('local vector index', () => {
     const exact = new Set(bruteForce(internal, query, 10));
     expect(matches[0]?.id).toBe('v0');
     expect(matches.filter((match) => exact.has(match.id)).length).toBeGreaterThanOrEqual(8);
+    const narrow = await index.query('user:u1', {
+      vector: query,
+      topK: 10,
+      filter: { scopes: 'internal', contextType: 'instruction' },
+    });
+    const few = items.filter(
+      (item) => item.metadata.scopes.includes('internal') && item.metadata.contextType === 'instruction',
+    );
+    expect(narrow.map((match) => match.id)).toEqual(bruteForce(few, query, 10));
   });
 
   it('rejects a vector whose dimension differs from the namespace', async () => {

@@ -9,9 +9,9 @@ type Entries = [keyof VectorMetadata, string][];
 
 /**
  * Best-first matches with cosine similarity clamped to [0, 1]. Unfiltered: the HNSW graph. Filtered: the
- * smallest posting list bounds the candidates; few candidates are scanned exactly, many are found by oversampling
- * the graph and post-filtering, widening until enough match and ending in an exact scan, so a filter never
- * hides a match the graph happened to miss.
+ * smallest posting list bounds the candidates; few candidates (or few true matches) are scanned exactly, many are
+ * found by oversampling the graph in proportion to the filter's selectivity and post-filtering, widening until
+ * enough match and ending in an exact scan, so a selective filter never loses matches the graph did not reach.
  */
 export function searchNamespace(
   store: NamespaceStore,
@@ -22,29 +22,35 @@ export function searchNamespace(
   }
   const live = store.size;
   const topK = Math.min(Math.floor(query.topK), live);
-  if (topK <= 0) return [];
+  if (!(topK > 0)) return []; // also NaN
   const entries = filterEntries(query.filter);
   if (entries.length === 0) {
     const matches = searchGraph(store, query.vector, topK, entries);
     return matches.length >= topK ? matches : exactScan(store, query.vector, topK, allSlots(store), entries);
   }
   const candidates = smallestPosting(store, entries);
-  if (candidates.size === 0) return [];
-  // With one filter key the posting list is the exact match set; with more, count the true matches.
-  const matching =
-    entries.length === 1 ? candidates : new Set([...candidates].filter((slot) => matchesSlot(store, slot, entries)));
-  const wanted = Math.min(topK, matching.size);
+  if (candidates.size * store.dimension <= EXACT_SCAN_BUDGET) {
+    return exactScan(store, query.vector, topK, candidates, entries);
+  }
+  // One key: the posting list is the match set. More: count the true matches (no allocation, one pass).
+  let matchCount = candidates.size;
+  if (entries.length > 1) {
+    matchCount = 0;
+    for (const slot of candidates) if (matchesSlot(store, slot, entries)) matchCount++;
+  }
+  const wanted = Math.min(topK, matchCount);
   if (wanted === 0) return [];
-  if (matching.size * store.dimension <= EXACT_SCAN_BUDGET) return exactScan(store, query.vector, wanted, matching, []);
+  if (matchCount * store.dimension <= EXACT_SCAN_BUDGET)
+    return exactScan(store, query.vector, wanted, candidates, entries);
   // Expected matches among `fetch` graph results ≈ fetch × selectivity; ask for twice what should suffice.
-  let fetch = Math.min(live, Math.ceil((wanted * live * 2) / matching.size) + wanted);
+  let fetch = Math.min(live, Math.ceil((wanted * live * 2) / matchCount) + wanted);
   for (;;) {
     const matches = searchGraph(store, query.vector, fetch, entries);
     if (matches.length >= wanted) return matches.slice(0, wanted);
     if (fetch >= live) break;
     fetch = Math.min(live, fetch * 4);
   }
-  return exactScan(store, query.vector, wanted, matching, []);
+  return exactScan(store, query.vector, wanted, candidates, entries);
 }
 
 function searchGraph(store: NamespaceStore, vector: Float32Array, fetch: number, entries: Entries): VectorMatch[] {
