@@ -5,7 +5,10 @@ export function postingKey(field: string, value: string): string {
   return `${field}\u0000${value}`;
 }
 
-/** Every (attribute, value) pair a record can be filtered by: one per scalar, one per array element. */
+/**
+ * Every (attribute, value) pair a record can be filtered by: one per scalar, one per array element. A filter entry
+ * matches exactly the slots in its posting list: equality on scalars, membership on arrays (`scopes`, `tags`).
+ */
 export function postingKeysOf(metadata: VectorMetadata): string[] {
   const keys = new Set<string>();
   for (const [field, value] of Object.entries(metadata)) {
@@ -21,13 +24,4 @@ export function filterEntries(filter: VectorFilter | undefined): [keyof VectorMe
   return (Object.entries(filter) as [keyof VectorMetadata, string | undefined][]).filter(
     (entry): entry is [keyof VectorMetadata, string] => entry[1] !== undefined,
   );
-}
-
-/** Equality on scalars, membership on arrays (`scopes`, `tags`); every entry must hold. */
-export function matchesFilter(metadata: VectorMetadata, entries: readonly [keyof VectorMetadata, string][]): boolean {
-  for (const [field, expected] of entries) {
-    const actual = metadata[field];
-    if (Array.isArray(actual) ? !actual.includes(expected) : actual !== expected) return false;
-  }
-  return true;
 }

@@ -1,17 +1,21 @@
 import type { VectorFilter, VectorMatch, VectorMetadata } from '@memgate/core';
-import { filterEntries, matchesFilter, postingKey } from './filter.ts';
+import { filterEntries, postingKey } from './filter.ts';
 import type { NamespaceStore } from './store.ts';
 
 /** Below this many multiply-adds an exact scan of the filter's candidates beats oversampling the graph (~1 ms). */
 const EXACT_SCAN_BUDGET = 2_000_000;
+/** Times the graph search is widened (×4 each) before a filtered query falls back to an exact scan. */
+const WIDENINGS = 2;
 
-type Entries = [keyof VectorMetadata, string][];
+type SlotTest = (slot: number) => boolean;
+const ANY: SlotTest = () => true;
 
 /**
- * Best-first matches with cosine similarity clamped to [0, 1]. Unfiltered: the HNSW graph. Filtered: the
- * smallest posting list bounds the candidates; few candidates (or few true matches) are scanned exactly, many are
- * found by oversampling the graph in proportion to the filter's selectivity and post-filtering, widening until
- * enough match and ending in an exact scan, so a selective filter never loses matches the graph did not reach.
+ * Best-first matches with cosine similarity clamped to [0, 1]. Unfiltered: the HNSW graph. Filtered: each filter
+ * value has a posting list; the smallest bounds the candidates and the others are membership tests. Few candidates
+ * are scanned exactly; many are found by oversampling the graph in proportion to the filter's selectivity and
+ * post-filtering, widening a little, then ending in an exact scan, so a selective filter never loses matches the
+ * graph did not reach.
  */
 export function searchNamespace(
   store: NamespaceStore,
@@ -25,44 +29,42 @@ export function searchNamespace(
   if (!(topK > 0)) return []; // also NaN
   const entries = filterEntries(query.filter);
   if (entries.length === 0) {
-    const matches = searchGraph(store, query.vector, topK, entries);
-    return matches.length >= topK ? matches : exactScan(store, query.vector, topK, allSlots(store), entries);
+    const matches = searchGraph(store, query.vector, topK, ANY);
+    return matches.length >= topK ? matches : exactScan(store, query.vector, topK, store.idToSlot.values(), ANY);
   }
-  const candidates = smallestPosting(store, entries);
+  const postings = entries.map(([field, value]) => store.postings.get(postingKey(field, value)));
+  if (postings.some((set) => set === undefined)) return [];
+  const [candidates, ...others] = (postings as Set<number>[]).sort((a, b) => a.size - b.size) as [
+    Set<number>,
+    ...Set<number>[],
+  ];
+  // Scans walk the candidates, so only the other lists need testing; graph results must pass every list.
+  const inOthers: SlotTest = others.length === 0 ? ANY : (slot) => others.every((set) => set.has(slot));
+  const matches: SlotTest = (slot) => candidates.has(slot) && inOthers(slot);
   if (candidates.size * store.dimension <= EXACT_SCAN_BUDGET) {
-    return exactScan(store, query.vector, topK, candidates, entries);
+    return exactScan(store, query.vector, topK, candidates, inOthers);
   }
-  // One key: the posting list is the match set. More: count the true matches (no allocation, one pass).
-  let matchCount = candidates.size;
-  if (entries.length > 1) {
-    matchCount = 0;
-    for (const slot of candidates) if (matchesSlot(store, slot, entries)) matchCount++;
-  }
-  const wanted = Math.min(topK, matchCount);
-  if (wanted === 0) return [];
-  if (matchCount * store.dimension <= EXACT_SCAN_BUDGET)
-    return exactScan(store, query.vector, wanted, candidates, entries);
-  // Expected matches among `fetch` graph results ≈ fetch × selectivity; ask for twice what should suffice.
-  let fetch = Math.min(live, Math.ceil((wanted * live * 2) / matchCount) + wanted);
-  for (;;) {
-    const matches = searchGraph(store, query.vector, fetch, entries);
-    if (matches.length >= wanted) return matches.slice(0, wanted);
-    if (fetch >= live) break;
+  // Expected matches among `fetch` graph results ≈ fetch × selectivity (at most candidates/live); ask for twice that.
+  let fetch = Math.min(live, Math.ceil((topK * live * 2) / candidates.size) + topK);
+  for (let round = 0; ; round++) {
+    const found = searchGraph(store, query.vector, fetch, matches);
+    if (found.length >= topK) return found.slice(0, topK);
+    if (fetch >= live || round >= WIDENINGS) break;
     fetch = Math.min(live, fetch * 4);
   }
-  return exactScan(store, query.vector, wanted, candidates, entries);
+  return exactScan(store, query.vector, topK, candidates, inOthers);
 }
 
-function searchGraph(store: NamespaceStore, vector: Float32Array, fetch: number, entries: Entries): VectorMatch[] {
+function searchGraph(store: NamespaceStore, vector: Float32Array, fetch: number, matches: SlotTest): VectorMatch[] {
   const found = store.hnsw.search(vector, fetch, 1);
-  const matches: VectorMatch[] = [];
+  const results: VectorMatch[] = [];
   for (let i = 0; i < found.keys.length; i++) {
     const slot = Number(found.keys[i]);
     const record = store.slots[slot];
-    if (!record || !matchesFilter(record.metadata, entries)) continue;
-    matches.push({ id: record.id, score: clamp(1 - (found.distances[i] as number)), metadata: copy(record.metadata) });
+    if (!record || !matches(slot)) continue;
+    results.push({ id: record.id, score: clamp(1 - (found.distances[i] as number)), metadata: copy(record.metadata) });
   }
-  return matches;
+  return results;
 }
 
 function exactScan(
@@ -70,7 +72,7 @@ function exactScan(
   vector: Float32Array,
   topK: number,
   slots: Iterable<number>,
-  entries: Entries,
+  matches: SlotTest,
 ): VectorMatch[] {
   let squared = 0;
   for (let i = 0; i < vector.length; i++) squared += (vector[i] as number) * (vector[i] as number);
@@ -78,7 +80,7 @@ function exactScan(
   const scored: { slot: number; score: number }[] = [];
   const { arena, inverseNorms, dimension } = store;
   for (const slot of slots) {
-    if (entries.length > 0 && !matchesSlot(store, slot, entries)) continue;
+    if (store.slots[slot] === undefined || !matches(slot)) continue;
     const base = slot * dimension;
     let dot = 0;
     for (let i = 0; i < dimension; i++) dot += (arena[base + i] as number) * (vector[i] as number);
@@ -89,25 +91,6 @@ function exactScan(
     const record = store.slots[slot] as { id: string; metadata: VectorMetadata };
     return { id: record.id, score, metadata: copy(record.metadata) };
   });
-}
-
-function smallestPosting(store: NamespaceStore, entries: Entries): Set<number> {
-  let smallest: Set<number> | undefined;
-  for (const [field, value] of entries) {
-    const set = store.postings.get(postingKey(field, value));
-    if (!set) return new Set();
-    if (!smallest || set.size < smallest.size) smallest = set;
-  }
-  return smallest ?? new Set();
-}
-
-function allSlots(store: NamespaceStore): number[] {
-  return [...store.idToSlot.values()];
-}
-
-function matchesSlot(store: NamespaceStore, slot: number, entries: Entries): boolean {
-  const record = store.slots[slot];
-  return record !== undefined && matchesFilter(record.metadata, entries);
 }
 
 function clamp(score: number): number {
