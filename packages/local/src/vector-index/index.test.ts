@@ -136,6 +136,28 @@ describe('local vector index', () => {
     expect(narrow.map((match) => match.id)).toEqual(bruteForce(few, query, 10));
   });
 
+  it('keeps working after a restart of a namespace whose vectors were all deleted', async () => {
+    const dir = freshDir();
+    const first = await openIndex(dir);
+    await first.upsert('user:u1', [{ id: 'a', values: axisVector(16, 0), metadata: metadataFor() }]);
+    await first.delete('user:u1', ['a']);
+    await first.close();
+    const second = await openIndex(dir);
+    expect(await second.query('user:u1', { vector: axisVector(16, 0), topK: 5 })).toEqual([]);
+    await second.upsert('user:u1', [{ id: 'b', values: axisVector(16, 1), metadata: metadataFor() }]);
+    expect((await second.query('user:u1', { vector: axisVector(16, 1), topK: 5 })).map((m) => m.id)).toEqual(['b']);
+  });
+
+  it('scores everything 0 for an all-zero query vector (e.g. an empty text)', async () => {
+    const index = await openIndex(freshDir());
+    await index.upsert('user:u1', [
+      { id: 'zero', values: new Float32Array(16), metadata: metadataFor() },
+      { id: 'a', values: axisVector(16, 0), metadata: metadataFor() },
+    ]);
+    const matches = await index.query('user:u1', { vector: new Float32Array(16), topK: 5 });
+    expect(matches.map((match) => match.score)).toEqual([0, 0]);
+  });
+
   it('rejects a vector whose dimension differs from the namespace', async () => {
     const index = await openIndex(freshDir());
     await index.upsert('user:u1', [{ id: 'a', values: axisVector(16, 0), metadata: metadataFor() }]);

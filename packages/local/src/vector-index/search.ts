@@ -28,6 +28,10 @@ export function searchNamespace(
   const topK = Math.min(Math.floor(query.topK), live);
   if (!(topK > 0)) return []; // also NaN
   const entries = filterEntries(query.filter);
+  if (isZero(query.vector)) {
+    // Cosine with the zero vector is undefined; it is similar to nothing (usearch would call two zeros identical).
+    return searchGraph(store, query.vector, topK, ANY).map((match) => ({ ...match, score: 0 }));
+  }
   if (entries.length === 0) {
     const matches = searchGraph(store, query.vector, topK, ANY);
     return matches.length >= topK ? matches : exactScan(store, query.vector, topK, store.idToSlot.values(), ANY);
@@ -91,6 +95,11 @@ function exactScan(
     const record = store.slots[slot] as { id: string; metadata: VectorMetadata };
     return { id: record.id, score, metadata: copy(record.metadata) };
   });
+}
+
+function isZero(vector: Float32Array): boolean {
+  for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) return false;
+  return true;
 }
 
 function clamp(score: number): number {

@@ -41,8 +41,12 @@ export function writeManifest(dir: string, manifest: Manifest): void {
  * the manifest at it, so a crash mid-snapshot leaves the previous generation and its journal intact.
  */
 export function writeSnapshot(dir: string, generation: number, store: NamespaceStore): void {
-  store.hnsw.save(graphPath(dir, generation));
-  syncFile(graphPath(dir, generation));
+  // usearch 2.21 corrupts memory when an index saved with no live vectors is loaded and then added to:
+  // an empty namespace saves no graph, and loading starts a fresh one.
+  if (store.size > 0) {
+    store.hnsw.save(graphPath(dir, generation));
+    syncFile(graphPath(dir, generation));
+  }
   const slotCount = store.slots.length;
   const vectors = store.arena.subarray(0, slotCount * store.dimension);
   writeDurably(vectorsPath(dir, generation), Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength));
@@ -62,7 +66,6 @@ export function readSnapshot(dir: string, generation: number, dimension: number)
     records: [number, SlotRecord][];
   };
   const store = new NamespaceStore(dimension, Math.max(1024, slotCount));
-  store.hnsw.load(graphPath(dir, generation));
   const bytes = readFileSync(vectorsPath(dir, generation));
   const vectors = new Float32Array(slotCount * dimension);
   Buffer.from(vectors.buffer).set(bytes.subarray(0, vectors.byteLength));
@@ -70,6 +73,11 @@ export function readSnapshot(dir: string, generation: number, dimension: number)
     store.restore(slot, record, vectors.subarray(slot * dimension, (slot + 1) * dimension));
   }
   store.collectFreeSlots(slotCount);
+  if (records.length > 0) {
+    store.hnsw.load(graphPath(dir, generation));
+    // The records are the truth: a graph that disagrees with them is rebuilt from the stored vectors.
+    if (store.hnsw.size() !== records.length) store.rebuildGraph();
+  }
   return store;
 }
 

@@ -20,7 +20,7 @@ const EXPANSION_SEARCH = 64;
  */
 export class NamespaceStore {
   readonly dimension: number;
-  readonly hnsw: InstanceType<typeof usearch.Index>;
+  hnsw: InstanceType<typeof usearch.Index>;
   readonly slots: (SlotRecord | undefined)[] = [];
   readonly idToSlot = new Map<string, number>();
   readonly postings = new Map<string, Set<number>>();
@@ -31,15 +31,7 @@ export class NamespaceStore {
 
   constructor(dimension: number, capacity = 1024) {
     this.dimension = dimension;
-    this.hnsw = new usearch.Index({
-      dimensions: dimension,
-      metric: usearch.MetricKind.Cos,
-      connectivity: CONNECTIVITY,
-      expansion_add: EXPANSION_ADD,
-      expansion_search: EXPANSION_SEARCH,
-      quantization: usearch.ScalarKind.F32,
-      multi: false,
-    });
+    this.hnsw = createGraph(dimension);
     this.arena = new Float32Array(capacity * dimension);
     this.inverseNorms = new Float32Array(capacity);
   }
@@ -96,6 +88,16 @@ export class NamespaceStore {
     for (let slot = slotCount - 1; slot >= 0; slot--) if (this.slots[slot] === undefined) this.free.push(slot);
   }
 
+  /** Replaces the graph with one built from the live vectors (recovery when a saved graph is unusable). */
+  rebuildGraph(): void {
+    this.hnsw = createGraph(this.dimension);
+    const slots = [...this.idToSlot.values()];
+    const keys = BigUint64Array.from(slots, (slot) => BigInt(slot));
+    const matrix = new Float32Array(slots.length * this.dimension);
+    for (const [row, slot] of slots.entries()) matrix.set(this.vectorAt(slot), row * this.dimension);
+    if (slots.length > 0) this.hnsw.add(keys, matrix, 0);
+  }
+
   vectorAt(slot: number): Float32Array {
     return this.arena.subarray(slot * this.dimension, (slot + 1) * this.dimension);
   }
@@ -139,4 +141,16 @@ export class NamespaceStore {
     this.arena = arena;
     this.inverseNorms = norms;
   }
+}
+
+function createGraph(dimension: number): InstanceType<typeof usearch.Index> {
+  return new usearch.Index({
+    dimensions: dimension,
+    metric: usearch.MetricKind.Cos,
+    connectivity: CONNECTIVITY,
+    expansion_add: EXPANSION_ADD,
+    expansion_search: EXPANSION_SEARCH,
+    quantization: usearch.ScalarKind.F32,
+    multi: false,
+  });
 }
