@@ -100,6 +100,9 @@ describe('Pinecone vector index: requests the real client sends', () => {
       ['b', 0],
     ]);
     expect(matches[0]?.metadata).toEqual(metadataFor({ documentId: 'd1', scopes: ['internal'] }));
+    // An empty list is left out of what is stored and reads back as [].
+    const upsert = emulator.requests.find((recorded) => recorded.path === '/vectors/upsert');
+    expect(upsert ? vectorsOf(upsert)[0]?.metadata : undefined).not.toHaveProperty('tags');
   });
 
   it('lists ids page by page with the pagination token, and namespaces from the index stats', async () => {

@@ -19,16 +19,17 @@ const ARRAY_FIELDS = new Set<keyof VectorMetadata>(['scopes', 'tags']);
 /** Only the VectorMetadata fields, so nothing else a caller attached can reach Pinecone. */
 export function toPineconeRecord(item: VectorItem): PineconeRecord {
   const m = item.metadata;
-  const metadata = {
+  const metadata: Record<string, string | string[]> = {
     documentId: m.documentId,
     userId: m.userId,
-    scopes: [...m.scopes],
     source: m.source,
     fileName: m.fileName,
     docType: m.docType,
     contextType: m.contextType,
-    tags: [...m.tags],
   };
+  // Lists are sent only when non-empty (Pinecone documents lists of strings, not empty ones); absent reads back as [].
+  if (m.scopes.length > 0) metadata.scopes = [...m.scopes];
+  if (m.tags.length > 0) metadata.tags = [...m.tags];
   const size = Buffer.byteLength(JSON.stringify(metadata));
   if (size > MAX_METADATA_BYTES) {
     throw new MemgateError(
