@@ -8,15 +8,3 @@ export function normalizeInPlace(vector: Float32Array): Float32Array {
   }
   return vector;
 }
-
-/** Runs `work` over consecutive slices of at most `size` items, in order, and concatenates the results. */
-export async function inBatches<T, R>(
-  items: readonly T[],
-  size: number,
-  work: (batch: T[]) => Promise<R[]>,
-): Promise<R[]> {
-  const results: R[] = [];
-  for (let start = 0; start < items.length; start += size)
-    results.push(...(await work(items.slice(start, start + size))));
-  return results;
-}

@@ -98,6 +98,14 @@ describe('OpenAI-compatible embedder', () => {
     expect(stub.requests[0]?.body).not.toHaveProperty('dimensions');
   });
 
+  it('splits long texts so one request stays under the upstream token cap', async () => {
+    const texts = Array.from({ length: 5 }, (_, i) => `${i} ${'word '.repeat(15_000)}`);
+    expect(await embedder().embed(texts, 'document')).toHaveLength(5);
+    const sizes = stub.requests.map((request) => request.body.input.join('').length);
+    expect(sizes.length).toBeGreaterThan(1);
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(200_000);
+  });
+
   it('asks text-embedding-3 models for the configured dimension', async () => {
     const client = embedder({ model: 'text-embedding-3-small', dimension: 256 });
     expect(client.id).toBe('openai:text-embedding-3-small:256');

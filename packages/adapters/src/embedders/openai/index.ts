@@ -1,7 +1,8 @@
 import type { Embedder } from '@memgate/core';
 import { MemgateError } from '@memgate/core';
 import { createRetryingFetch, type FetchLike, type RetryOptions } from '../../http-retry/index.ts';
-import { inBatches, normalizeInPlace } from '../normalize.ts';
+import { inBatches } from '../batches.ts';
+import { normalizeInPlace } from '../normalize.ts';
 
 export interface OpenAIEmbedderOptions {
   /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1 (`/embeddings` is appended). */
@@ -17,6 +18,11 @@ export interface OpenAIEmbedderOptions {
 
 /** OpenAI's limit on inputs per request. */
 const MAX_INPUTS = 2048;
+/**
+ * OpenAI also caps the tokens of one request (300k); 200k characters stays under it even for scripts that spend
+ * about a token per character.
+ */
+const MAX_REQUEST_CHARS = 200_000;
 const KNOWN_DIMENSIONS: Record<string, number> = {
   'text-embedding-3-small': 1536,
   'text-embedding-3-large': 3072,
@@ -89,7 +95,7 @@ export function createOpenAIEmbedder({
     id: `openai:${model}:${size}`,
     dimension: size,
     async embed(texts) {
-      return inBatches(texts, MAX_INPUTS, embedBatch);
+      return inBatches(texts, { size: MAX_INPUTS, maxChars: MAX_REQUEST_CHARS }, embedBatch);
     },
   };
 }

@@ -2,7 +2,8 @@ import type { Embedder } from '@memgate/core';
 import { MemgateError } from '@memgate/core';
 import { Pinecone } from '@pinecone-database/pinecone';
 import { createRetryingFetch, type RetryOptions } from '../../http-retry/index.ts';
-import { inBatches, normalizeInPlace } from '../normalize.ts';
+import { inBatches } from '../batches.ts';
+import { normalizeInPlace } from '../normalize.ts';
 
 export interface PineconeInferenceEmbedderOptions {
   apiKey: string;
@@ -53,7 +54,7 @@ export function createPineconeInferenceEmbedder({
     id: `pinecone:${model}:${size}`,
     dimension: size,
     async embed(texts, purpose) {
-      return inBatches(texts, MAX_INPUTS, async function embedBatch(batch) {
+      return inBatches(texts, { size: MAX_INPUTS }, async function embedBatch(batch) {
         let response: Awaited<ReturnType<typeof pinecone.inference.embed>>;
         try {
           response = await pinecone.inference.embed({
