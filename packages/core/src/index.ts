@@ -6,3 +6,4 @@ export * from './context/record.ts';
 export * from './context/service.ts';
 export * from './errors/index.ts';
 export * from './model/index.ts';
+export * from './cleanup/index.ts';
