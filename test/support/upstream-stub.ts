@@ -1,0 +1,212 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request the stub received, as the upstream saw it. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body, or the raw text when it was not JSON. */
+  body: unknown;
+}
+
+/**
+ * What the stub does with the next `/chat/completions` requests. `reply` is the assistant text; streaming splits it
+ * into `chunks` (default: words). Behaviours compose: e.g. `{ chunkDelayMs: 50, failAfterChunks: 2 }`.
+ */
+export interface StubBehavior {
+  reply?: string;
+  /** Explicit content pieces of the stream (default: `reply` split after each space). */
+  chunks?: string[];
+  /** Answer with this status and body instead of a completion. */
+  error?: { status: number; body: unknown; headers?: Record<string, string> };
+  /** Wait this long before answering (headers included). */
+  delayMs?: number;
+  /** Never answer; the request stays open until the client goes away or the stub closes. */
+  hang?: boolean;
+  /** Delay between streamed chunks. */
+  chunkDelayMs?: number;
+  /** After this many content chunks, stop sending but keep the connection open (silence). */
+  stallAfterChunks?: number;
+  /** After this many content chunks, destroy the socket (mid-stream failure). */
+  failAfterChunks?: number;
+  /** Send this raw text as the body with status 200 (garbage). */
+  garbage?: string;
+  /** Send a 3xx redirect to this location. */
+  redirectTo?: string;
+  model?: string;
+}
+
+export interface UpstreamStub {
+  /** Base URL, e.g. http://127.0.0.1:PORT/v1 (append /chat/completions). */
+  url: string;
+  requests: RecordedRequest[];
+  setBehavior(behavior: StubBehavior): void;
+  /** Resolves when a client disconnects before the stub finished its answer (an aborted upstream call). */
+  nextDisconnect(): Promise<RecordedRequest>;
+  /** Resolves when the next request has been received (its body read). */
+  nextRequest(): Promise<RecordedRequest>;
+  /** Count of requests whose client went away before the answer was finished. */
+  readonly disconnects: number;
+  close(): Promise<void>;
+}
+
+type Waiter = (request: RecordedRequest) => void;
+
+function completionOf(reply: string, model: string) {
+  const words = reply.split(/\s+/).filter(Boolean).length;
+  return {
+    id: `chatcmpl-stub-${Date.now()}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 10, completion_tokens: words, total_tokens: 10 + words },
+  };
+}
+
+function chunkLine(id: string, model: string, delta: Record<string, unknown>, finish: string | null): string {
+  const chunk = {
+    id,
+    object: 'chat.completion.chunk',
+    created: 1,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A local OpenAI-compatible upstream for tests and benchmarks: records requests, answers as told. */
+export async function startUpstreamStub(
+  options: { behavior?: StubBehavior; basePath?: string } = {},
+): Promise<UpstreamStub> {
+  const basePath = options.basePath ?? '/v1';
+  let behavior: StubBehavior = options.behavior ?? {};
+  const requests: RecordedRequest[] = [];
+  const disconnectWaiters: Waiter[] = [];
+  const requestWaiters: Waiter[] = [];
+  let disconnects = 0;
+
+  async function readBody(req: IncomingMessage): Promise<unknown> {
+    const parts: Buffer[] = [];
+    for await (const part of req) parts.push(part as Buffer);
+    const text = Buffer.concat(parts).toString('utf8');
+    try {
+      return text === '' ? undefined : JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, recorded: RecordedRequest, gone: () => boolean) {
+    const now = behavior;
+    const body = (recorded.body ?? {}) as {
+      stream?: boolean;
+      model?: string;
+      stream_options?: { include_usage?: boolean };
+    };
+    const model = now.model ?? body.model ?? 'stub-model';
+    const reply = now.reply ?? 'Hello from the stub upstream.';
+    if (now.delayMs) await pause(now.delayMs);
+    if (now.hang || gone()) return;
+    if (now.redirectTo) {
+      res.writeHead(302, { location: now.redirectTo }).end();
+      return;
+    }
+    if (now.error) {
+      res.writeHead(now.error.status, { 'content-type': 'application/json', ...now.error.headers });
+      res.end(typeof now.error.body === 'string' ? now.error.body : JSON.stringify(now.error.body));
+      return;
+    }
+    if (now.garbage !== undefined) {
+      res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' }).end(now.garbage);
+      return;
+    }
+    if (req.url?.endsWith('/chat/completions') !== true) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
+      return;
+    }
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completionOf(reply, model)));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.flushHeaders();
+    const id = `chatcmpl-stub-${Date.now()}`;
+    res.write(chunkLine(id, model, { role: 'assistant', content: '' }, null));
+    const pieces = now.chunks ?? reply.split(/(?<= )/);
+    for (let index = 0; index < pieces.length; index += 1) {
+      if (now.failAfterChunks !== undefined && index === now.failAfterChunks) {
+        res.socket?.destroy();
+        return;
+      }
+      if (now.stallAfterChunks !== undefined && index === now.stallAfterChunks) return;
+      if (now.chunkDelayMs) await pause(now.chunkDelayMs);
+      if (gone()) return;
+      res.write(chunkLine(id, model, { content: pieces[index] }, null));
+    }
+    res.write(chunkLine(id, model, {}, 'stop'));
+    if (body.stream_options?.include_usage) {
+      const usage = completionOf(reply, model).usage;
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model, choices: [], usage })}\n\n`,
+      );
+    }
+    res.end('data: [DONE]\n\n');
+  }
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: { ...req.headers },
+        body: await readBody(req),
+      };
+      requests.push(recorded);
+      for (const waiter of requestWaiters.splice(0)) waiter(recorded);
+      let finished = false;
+      let closed = false;
+      res.on('finish', () => {
+        finished = true;
+      });
+      res.on('close', () => {
+        closed = true;
+        if (finished) return;
+        disconnects += 1;
+        for (const waiter of disconnectWaiters.splice(0)) waiter(recorded);
+      });
+      if (!recorded.path.startsWith(basePath)) {
+        res.writeHead(404).end();
+        return;
+      }
+      await answer(req, res, recorded, () => closed);
+    })().catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500).end(String(error));
+      else res.destroy();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}${basePath}`,
+    requests,
+    get disconnects() {
+      return disconnects;
+    },
+    setBehavior(next) {
+      behavior = next;
+    },
+    nextDisconnect: () => new Promise((resolve) => disconnectWaiters.push(resolve)),
+    nextRequest: () => new Promise((resolve) => requestWaiters.push(resolve)),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
