@@ -8,3 +8,5 @@ export {
 } from './embedders/pinecone/index.ts';
 export { createPineconeVectorIndex, type PineconeVectorIndexOptions } from './pinecone/index.ts';
 export { createServices, type ServiceInputs, type Services } from './services/index.ts';
+export { createTargetGuard, refusalOf, type TargetGuard, type TargetGuardOptions } from './ssrf/index.ts';
+export { createUpstreamModel, type UpstreamModelOptions, UpstreamStatusError } from './upstream/index.ts';

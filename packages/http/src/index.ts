@@ -5,4 +5,10 @@ export { type ContextAreaDeps, createContextApp } from './context/index.ts';
 export type { BaseDeps } from './deps.ts';
 export * from './errors/index.ts';
 export * from './observability/index.ts';
-export { createProxyApp, type ProxyAreaDeps } from './proxy/index.ts';
+export {
+  type BackgroundWork,
+  createBackgroundWork,
+  createProxyApp,
+  type ProxyAreaDeps,
+  type ProxySettings,
+} from './proxy/index.ts';

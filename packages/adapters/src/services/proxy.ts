@@ -1,12 +1,52 @@
-import type { ChatModel, ContextStore, Embedder } from '@memgate/core';
+import {
+  type ChatModel,
+  type ContextStore,
+  createCachedEmbedder,
+  createExtractiveModel,
+  type Embedder,
+} from '@memgate/core';
+import { createTargetGuard } from '../ssrf/index.ts';
+import { createUpstreamModel } from '../upstream/index.ts';
 import type { ServiceInputs } from './index.ts';
 
-/** The proxy's dependencies, plus the default model the chat reuses. */
+/** What the proxy area needs (packages/http ProxyAreaDeps), plus the default model the chat reuses. */
 export function createProxyServices(
   inputs: ServiceInputs,
   shared: { embedder: Embedder; contextStore: ContextStore },
-): { defaultModel: ChatModel } {
-  void inputs;
-  void shared;
-  throw new Error('proxy: not built yet');
+  overrides: { keepAliveMs?: number } = {},
+) {
+  const { config } = inputs;
+  const guard = createTargetGuard({
+    allowPrivate: config.PROXY_ALLOW_PRIVATE_TARGETS,
+    allowedHosts: config.PROXY_ALLOWED_HOSTS,
+  });
+  const timeoutMs = config.PROXY_UPSTREAM_TIMEOUT_MS;
+  // The operator's own default upstream is trusted configuration, so it is not held to PROXY_ALLOWED_HOSTS.
+  const defaultGuard = createTargetGuard({ allowPrivate: config.PROXY_ALLOW_PRIVATE_TARGETS });
+  const defaultModel: ChatModel = config.DEFAULT_MODEL_BASE_URL
+    ? createUpstreamModel({
+        id: config.DEFAULT_MODEL_ID,
+        baseUrl: config.DEFAULT_MODEL_BASE_URL,
+        timeoutMs,
+        guard: defaultGuard,
+        ...(config.DEFAULT_MODEL_API_KEY ? { apiKey: config.DEFAULT_MODEL_API_KEY } : {}),
+        ...(config.DEFAULT_MODEL_UPSTREAM_ID ? { upstreamModel: config.DEFAULT_MODEL_UPSTREAM_ID } : {}),
+      })
+    : createExtractiveModel({ clock: () => inputs.clock.now() });
+  return {
+    contextStore: shared.contextStore,
+    embedder: createCachedEmbedder({ embedder: shared.embedder }),
+    defaultModel,
+    defaultModelId: config.DEFAULT_MODEL_ID,
+    upstreamFor: (baseUrl: string, apiKey: string): ChatModel =>
+      createUpstreamModel({ baseUrl, apiKey, timeoutMs, guard }),
+    settings: {
+      keepRecent: config.PROXY_KEEP_RECENT,
+      historyMinSimilarity: config.PROXY_HISTORY_MIN_SIMILARITY,
+      historyTokenBudget: config.PROXY_HISTORY_TOKEN_BUDGET,
+      contextTopK: config.PROXY_CONTEXT_TOP_K,
+      contextMinSimilarity: config.PROXY_CONTEXT_MIN_SIMILARITY,
+      keepAliveMs: overrides.keepAliveMs ?? 15_000,
+    },
+  };
 }

@@ -66,4 +66,16 @@ export interface ChatModel {
   readonly id: string;
   complete(request: ChatCompletionRequest, options: { signal?: AbortSignal }): Promise<ChatCompletion>;
   stream(request: ChatCompletionRequest, options: { signal?: AbortSignal }): AsyncIterable<string>;
+  /**
+   * Optional raw passthrough (OpenAI-compatible upstreams): the upstream's status, content type and body bytes,
+   * unchanged, so the proxy can forward them as they arrive. Error statuses are returned, not thrown.
+   */
+  passthrough?(request: ChatCompletionRequest, options: { signal?: AbortSignal }): Promise<RawCompletionResponse>;
+}
+
+/** An upstream answer as bytes: what the proxy forwards without re-serialising. */
+export interface RawCompletionResponse {
+  status: number;
+  contentType: string;
+  body: ReadableStream<Uint8Array>;
 }

@@ -1,0 +1,25 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Why an address may not be connected to, or undefined when it is a public unicast address.
+ * Only ipaddr.js's `unicast` range passes: loopback, private, link-local (incl. 169.254.169.254 metadata), CGNAT,
+ * multicast, broadcast, reserved, unspecified, unique-local, and every IPv4-in-IPv6 form (mapped, compatible, 6to4,
+ * NAT64, Teredo) are refused, since each can reach a private IPv4 address.
+ */
+export function refusalOf(address: string): string | undefined {
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (!ipaddr.isValid(bare)) return 'not an IP address';
+  const parsed = ipaddr.parse(bare);
+  const range = parsed.range();
+  return range === 'unicast' ? undefined : `${range} address`;
+}
+
+/** True when `host` (a URL hostname, brackets allowed) is an IP literal rather than a name to resolve. */
+export function isIpLiteral(host: string): boolean {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  return ipaddr.isValid(bare) && (bare.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(bare));
+}
+
+export function stripBrackets(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}

@@ -1,0 +1,36 @@
+import { MemgateError } from '@memgate/core';
+import { findRefusal, refusedTarget } from '../ssrf/index.ts';
+
+/** An upstream error status with its body, for callers of `complete`/`stream` (the proxy passes these through raw). */
+export class UpstreamStatusError extends MemgateError {
+  readonly status: number;
+  readonly body: string;
+  constructor(status: number, body: string) {
+    super('upstream_unavailable', 'upstream_error', `upstream answered with status ${status}`);
+    this.name = 'UpstreamStatusError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/**
+ * Turns a failed fetch into the error a caller sees: a refused target 400, a timeout 504, anything else 502.
+ * Never includes the URL (route A's base URL sits next to the target key) or the key.
+ */
+export function upstreamFailure(error: unknown, timedOut: boolean): unknown {
+  const refusal = findRefusal(error);
+  if (refusal) return refusedTarget(refusal.message.replace(/^target refused: /, ''));
+  if (timedOut) return new MemgateError('upstream_timeout', 'upstream_timeout', 'upstream did not answer in time');
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  return new MemgateError('upstream_unavailable', 'upstream_unreachable', 'upstream is unreachable', {
+    cause: error instanceof Error ? new Error(error.name) : undefined,
+  });
+}
+
+export function redirectRefused(status: number): MemgateError {
+  return new MemgateError(
+    'upstream_unavailable',
+    'upstream_redirect',
+    `upstream answered ${status}; redirects are not followed`,
+  );
+}

@@ -1,0 +1,99 @@
+import type { ChatCompletion, ChatCompletionRequest, ChatModel, RawCompletionResponse } from '@memgate/core';
+import { createParser } from 'eventsource-parser';
+import { fetch } from 'undici';
+import type { TargetGuard } from '../ssrf/index.ts';
+import { redirectRefused, UpstreamStatusError, upstreamFailure } from './errors.ts';
+
+export { UpstreamStatusError } from './errors.ts';
+
+export interface UpstreamModelOptions {
+  /** Base URL of an OpenAI-compatible API; `/chat/completions` is appended. */
+  baseUrl: string;
+  apiKey?: string;
+  /** `model` sent upstream instead of the caller's (DEFAULT_MODEL_UPSTREAM_ID). */
+  upstreamModel?: string;
+  /** Until response headers arrive; a silent stream after that is kept alive by the proxy, not cut. */
+  timeoutMs: number;
+  guard: TargetGuard;
+  /** Model id the proxy reports for this backend. */
+  id?: string;
+}
+
+/** An OpenAI-compatible upstream as a ChatModel, over undici with the SSRF-checking dispatcher. */
+export function createUpstreamModel({
+  baseUrl,
+  apiKey,
+  upstreamModel,
+  timeoutMs,
+  guard,
+  id = 'upstream',
+}: UpstreamModelOptions): ChatModel & { passthrough: NonNullable<ChatModel['passthrough']> } {
+  const endpoint = `${guard.checkUrl(baseUrl).href.replace(/\/+$/, '')}/chat/completions`;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+
+  async function passthrough(
+    request: ChatCompletionRequest,
+    options: { signal?: AbortSignal },
+  ): Promise<RawCompletionResponse> {
+    const body = JSON.stringify(upstreamModel ? { ...request, model: upstreamModel } : request);
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(), timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+    try {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers,
+        body,
+        signal,
+        redirect: 'manual',
+        dispatcher: guard.dispatcher,
+      });
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel();
+        throw redirectRefused(response.status);
+      }
+      return {
+        status: response.status,
+        contentType: response.headers.get('content-type') ?? 'application/json',
+        body: (response.body ?? new Response('').body) as ReadableStream<Uint8Array>,
+      };
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw upstreamFailure(error, timer.signal.aborted);
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  async function complete(request: ChatCompletionRequest, options: { signal?: AbortSignal }): Promise<ChatCompletion> {
+    const raw = await passthrough({ ...request, stream: false }, options);
+    const text = await new Response(raw.body).text();
+    if (raw.status >= 400) throw new UpstreamStatusError(raw.status, text);
+    try {
+      return JSON.parse(text) as ChatCompletion;
+    } catch {
+      throw upstreamFailure(new Error('upstream answered with invalid JSON'), false);
+    }
+  }
+
+  async function* stream(request: ChatCompletionRequest, options: { signal?: AbortSignal }): AsyncIterable<string> {
+    const raw = await passthrough({ ...request, stream: true }, options);
+    if (raw.status >= 400) throw new UpstreamStatusError(raw.status, await new Response(raw.body).text());
+    const pending: string[] = [];
+    const parser = createParser({ onEvent: (event) => pending.push(event.data) });
+    const decoder = new TextDecoder();
+    for await (const bytes of raw.body as unknown as AsyncIterable<Uint8Array>) {
+      parser.feed(decoder.decode(bytes, { stream: true }));
+      for (const data of pending.splice(0)) {
+        if (data === '[DONE]') return;
+        yield data;
+      }
+    }
+  }
+
+  return { id, complete, stream, passthrough };
+}

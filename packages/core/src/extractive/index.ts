@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { decode, encode } from 'gpt-tokenizer';
+import { lastUserIndex } from '../history/filter.ts';
+import { countMessageTokens, countTokens, messageText } from '../history/tokens.ts';
+import type { ChatCompletion, ChatCompletionRequest, ChatModel, Usage } from '../model/index.ts';
+import { type ContextPassage, parseContextMessage } from './context-message.ts';
+import { selectSentences } from './select.ts';
+
+export {
+  CONTEXT_MESSAGE_MARKER,
+  type ContextPassage,
+  formatContextMessage,
+  parseContextMessage,
+} from './context-message.ts';
+export { selectSentences, sentencesOf, termsOf } from './select.ts';
+
+export const EXTRACTIVE_MODEL_ID = 'memgate/extractive';
+export const NOTHING_STORED =
+  'Nothing relevant to this question is stored in your context, so I cannot answer it from there.';
+export const NOTHING_MATCHED =
+  'Your stored context has passages near this topic, but none of their sentences answers this question.';
+
+interface Answer {
+  content: string;
+  pieces: string[];
+  finishReason: 'stop' | 'length';
+  usage: Usage;
+}
+
+/** Builds the extractive answer: the best sentences of the injected context for the last user message. */
+function answer(request: ChatCompletionRequest): Answer {
+  const passages: ContextPassage[] = request.messages
+    .filter((message) => message.role === 'system' && typeof message.content === 'string')
+    .flatMap((message) => parseContextMessage(message.content as string));
+  const last = lastUserIndex(request.messages);
+  const question = last >= 0 ? messageText(request.messages[last] as (typeof request.messages)[number]) : '';
+  const chosen = passages.length === 0 ? [] : selectSentences(question, passages);
+  let pieces = chosen.length > 0 ? chosen : [passages.length === 0 ? NOTHING_STORED : NOTHING_MATCHED];
+  let finishReason: Answer['finishReason'] = 'stop';
+  const limit = typeof request.max_tokens === 'number' ? request.max_tokens : undefined;
+  if (limit !== undefined && countTokens(pieces.join(' ')) > limit) {
+    pieces = [decode(encode(pieces.join(' ')).slice(0, limit))];
+    finishReason = 'length';
+  }
+  const content = pieces.join(' ');
+  const prompt = request.messages.reduce((sum, message) => sum + countMessageTokens(message), 3);
+  const completion = countTokens(content);
+  return {
+    content,
+    pieces,
+    finishReason,
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  };
+}
+
+/**
+ * The embedded extractive responder (`memgate/extractive`): answers from the context the proxy injected by quoting
+ * the sentences that best answer the last user message. It cannot decide to call tools: with `tools` it still answers
+ * in text and never returns `tool_calls`.
+ */
+export function createExtractiveModel({ clock = () => new Date() }: { clock?: () => Date } = {}): ChatModel {
+  const created = () => Math.floor(clock().getTime() / 1000);
+
+  async function complete(request: ChatCompletionRequest): Promise<ChatCompletion> {
+    const result = answer(request);
+    return {
+      id: `chatcmpl-${randomUUID()}`,
+      object: 'chat.completion',
+      created: created(),
+      model: EXTRACTIVE_MODEL_ID,
+      choices: [
+        { index: 0, message: { role: 'assistant', content: result.content }, finish_reason: result.finishReason },
+      ],
+      usage: result.usage,
+    };
+  }
+
+  async function* stream(request: ChatCompletionRequest, options: { signal?: AbortSignal }): AsyncIterable<string> {
+    const result = answer(request);
+    const base = {
+      id: `chatcmpl-${randomUUID()}`,
+      object: 'chat.completion.chunk',
+      created: created(),
+      model: EXTRACTIVE_MODEL_ID,
+    };
+    const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+      JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+    yield chunk({ role: 'assistant', content: '' }, null);
+    for (let index = 0; index < result.pieces.length; index += 1) {
+      if (options.signal?.aborted) return;
+      yield chunk({ content: index === 0 ? result.pieces[index] : ` ${result.pieces[index]}` }, null);
+    }
+    yield chunk({}, result.finishReason);
+    const streamOptions = request.stream_options as { include_usage?: boolean } | undefined;
+    if (streamOptions?.include_usage) yield JSON.stringify({ ...base, choices: [], usage: result.usage });
+  }
+
+  return { id: EXTRACTIVE_MODEL_ID, complete, stream };
+}

@@ -1,0 +1,49 @@
+import type { ContextPassage } from './context-message.ts';
+
+const STOPWORDS = new Set(
+  'a an and are as at be but by can could did do does for from had has have how i in is it its me my of on or our should so than that the their them then there these they this to was we were what when where which who why will with would you your about into over also just not no yes please tell'.split(
+    ' ',
+  ),
+);
+
+/** Lower-case content words with a light plural/suffix fold, so "caches" matches "cache". */
+export function termsOf(text: string): string[] {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words
+    .filter((word) => !STOPWORDS.has(word) && (word.length > 1 || /\d/.test(word)))
+    .map((word) => word.replace(/(?:ies)$/, 'y').replace(/(?<=\w{3})(?:es|s)$/, ''));
+}
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+export function sentencesOf(text: string): string[] {
+  return [...segmenter.segment(text)].map((part) => part.segment.trim()).filter((sentence) => sentence !== '');
+}
+
+/**
+ * The sentences of `passages` that best answer `question`, in their original order: scored by distinct question
+ * terms they contain, weighted by how rare the term is across all sentences (idf), normalised for length.
+ */
+export function selectSentences(question: string, passages: readonly ContextPassage[], limit = 3): string[] {
+  const wanted = new Set(termsOf(question));
+  if (wanted.size === 0) return [];
+  const sentences = passages.flatMap((passage) => sentencesOf(passage.text));
+  const termSets = sentences.map((sentence) => new Set(termsOf(sentence)));
+  const frequency = new Map<string, number>();
+  for (const terms of termSets)
+    for (const term of terms) if (wanted.has(term)) frequency.set(term, (frequency.get(term) ?? 0) + 1);
+  const scored = termSets.map((terms, index) => {
+    let score = 0;
+    for (const term of terms) {
+      const seen = frequency.get(term);
+      if (seen) score += Math.log(1 + sentences.length / seen);
+    }
+    return { index, score: score / Math.sqrt(Math.max(4, terms.size)) };
+  });
+  return scored
+    .filter((item) => item.score > 0)
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .slice(0, limit)
+    .sort((a, b) => a.index - b.index)
+    .map((item) => sentences[item.index] as string);
+}

@@ -1,0 +1,47 @@
+import type { ChatModel, ContextStore, Embedder } from '@memgate/core';
+
+/** The proxy's tuning, read once from configuration (PROXY_*). */
+export interface ProxySettings {
+  keepRecent: number;
+  historyMinSimilarity: number;
+  historyTokenBudget: number;
+  contextTopK: number;
+  contextMinSimilarity: number;
+  /** Interval of `: keep-alive` comments while the upstream is silent (15 s; shorter in tests). */
+  keepAliveMs: number;
+}
+
+/** Background work started after a response (storing the exchange); tests await `idle()`. */
+export interface BackgroundWork {
+  run(task: () => Promise<unknown>): void;
+  idle(): Promise<void>;
+}
+
+export interface ProxyAreaDeps {
+  contextStore: ContextStore;
+  /** For history relevance; wrap it in createCachedEmbedder so repeated messages are embedded once. */
+  embedder: Embedder;
+  /** Route B's model: the configured upstream or the extractive responder. */
+  defaultModel: ChatModel;
+  defaultModelId: string;
+  /** Route A's model for one target; checks the base URL (400 invalid_target) before any connection. */
+  upstreamFor(baseUrl: string, apiKey: string): ChatModel;
+  settings: ProxySettings;
+  background?: BackgroundWork;
+}
+
+/** Tracks fire-and-forget tasks so they never delay a response yet can be awaited (tests, graceful shutdown). */
+export function createBackgroundWork(onError: (error: unknown) => void): BackgroundWork {
+  const pending = new Set<Promise<unknown>>();
+  return {
+    run(task) {
+      const promise = task()
+        .catch(onError)
+        .finally(() => pending.delete(promise));
+      pending.add(promise);
+    },
+    async idle() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+  };
+}

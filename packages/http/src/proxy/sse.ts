@@ -1,0 +1,87 @@
+import { createParser } from 'eventsource-parser';
+
+const encoder = new TextEncoder();
+const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
+const DONE = encoder.encode('data: [DONE]\n\n');
+
+export interface ForwardOptions {
+  /** Upstream bytes (already SSE) to forward unchanged. */
+  source: AsyncIterable<Uint8Array>;
+  /** Called when the client goes away: aborts the upstream call. */
+  abort: () => void;
+  keepAliveMs: number;
+  /** Receives each SSE `data:` payload when the reply must be captured (storing the exchange); undefined skips parsing. */
+  onData?: (data: string) => void;
+  /** Called once with whether the stream completed without an upstream failure. */
+  onEnd: (ok: boolean) => void;
+}
+
+/**
+ * Forwards an SSE byte stream as it arrives (no re-chunking), adds `: keep-alive` comments while the source is silent,
+ * ends with `data: [DONE]` (added only if the source did not send it) and ends cleanly with an error event when the
+ * source fails midway. Cancelling the returned stream (client disconnect) aborts the source.
+ */
+export function forwardSse({ source, abort, keepAliveMs, onData, onEnd }: ForwardOptions): ReadableStream<Uint8Array> {
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const decoder = new TextDecoder();
+  let tail = '';
+  const parser = onData ? createParser({ onEvent: (event) => onData(event.data) }) : undefined;
+
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      // Not awaited: start's promise would hold the stream in "starting" until the whole upstream answer is read.
+      void pump(controller);
+    },
+    cancel() {
+      closed = true;
+      clearTimeout(timer);
+      abort();
+      onEnd(false);
+    },
+  });
+
+  async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(function sendKeepAlive() {
+        if (closed) return;
+        controller.enqueue(KEEP_ALIVE);
+        arm();
+      }, keepAliveMs);
+    };
+    arm();
+    let ok = true;
+    try {
+      for await (const bytes of source) {
+        if (closed) return;
+        controller.enqueue(bytes);
+        arm();
+        const text = decoder.decode(bytes, { stream: true });
+        tail = (tail + text).slice(-64);
+        parser?.feed(text);
+      }
+    } catch {
+      ok = false;
+      if (!closed) {
+        const error = {
+          error: { message: 'upstream stream failed', type: 'server_error', code: 'upstream_stream_failed' },
+        };
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify(error)}\n\n`));
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    if (closed) return;
+    closed = true;
+    if (!ok || !/data: \[DONE\]\s*$/.test(tail)) controller.enqueue(DONE);
+    controller.close();
+    onEnd(ok);
+  }
+}
+
+/** A ChatModel's payload strings as SSE bytes (`data: ...` events), for models without a raw passthrough. */
+export async function* payloadsAsSse(payloads: AsyncIterable<string>): AsyncIterable<Uint8Array> {
+  for await (const payload of payloads) yield encoder.encode(`data: ${payload}\n\n`);
+  yield DONE;
+}
