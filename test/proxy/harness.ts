@@ -11,8 +11,10 @@ import {
   createTokenVerifier,
   type Logger,
   type ProxyAreaDeps,
+  requestLog,
   silentLogger,
 } from '@memgate/http';
+import { Hono } from 'hono';
 import { TEST_SECRET } from '../support/tokens.ts';
 
 /** A ContextStore double for proxy tests: search by shared words, records every add. */
@@ -77,11 +79,14 @@ export async function startProxy({
   const background = createBackgroundWork((error) => logger.error('store failed', { error: String(error) }));
   const services = createProxyServices(inputs, { embedder, contextStore }, { keepAliveMs });
   const deps: ProxyAreaDeps = { ...services, background };
-  const app = createProxyApp({
+  const app = new Hono();
+  app.use(requestLog(logger));
+  const proxyApp = createProxyApp({
     ...deps,
     verifier: createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET }),
     logger,
   });
+  app.route('/', proxyApp);
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as unknown as Server;
   if (!server.listening) await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

@@ -140,7 +140,10 @@ export async function startUpstreamStub(
     const pieces = now.chunks ?? reply.split(/(?<= )/);
     for (let index = 0; index < pieces.length; index += 1) {
       if (now.failAfterChunks !== undefined && index === now.failAfterChunks) {
-        res.socket?.destroy();
+        // Flush what was sent, then cut the connection without finishing the chunked body.
+        await new Promise<void>((resolve) => res.write(': flush\n\n', () => resolve()));
+        res.socket?.end();
+        res.socket?.destroySoon();
         return;
       }
       if (now.stallAfterChunks !== undefined && index === now.stallAfterChunks) return;

@@ -1,0 +1,128 @@
+import { createJsonLogger } from '@memgate/http';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { tokenFor } from '../support/tokens.ts';
+import { startUpstreamStub } from '../support/upstream-stub.ts';
+import { createFakeContextStore, startProxy } from './harness.ts';
+
+const KEY = 'sk-very-secret-target-key-0001';
+const lines: string[] = [];
+const logger = createJsonLogger({ level: 'debug', sink: (line) => lines.push(line) });
+const stub = await startUpstreamStub();
+const fake = createFakeContextStore();
+const proxy = await startProxy({ contextStore: fake.store, logger, env: { PROXY_UPSTREAM_TIMEOUT_MS: '300' } });
+const strict = await startProxy({ contextStore: fake.store, logger, env: { PROXY_ALLOW_PRIVATE_TARGETS: 'false' } });
+const token = await tokenFor('carol', { scope: 'proxy' });
+afterAll(async () => {
+  await proxy.close();
+  await strict.close();
+  await stub.close();
+});
+beforeEach(() => {
+  stub.setBehavior({});
+  stub.requests.length = 0;
+});
+
+const userMessages = [{ role: 'user', content: 'hello' }];
+
+async function post(
+  body: unknown,
+  {
+    base = stub.url,
+    server = proxy.url,
+    auth = `Bearer ${token}`,
+  }: { base?: string; server?: string; auth?: string } = {},
+) {
+  const res = await fetch(`${server}/api/v1/proxy/${base}/${KEY}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    text,
+    json: () => JSON.parse(text) as { error: { type: string; code: string; message: string } },
+  };
+}
+
+describe('proxy errors (DESIGN.md section 4)', () => {
+  it.each([
+    [{ model: 'm', messages: userMessages, temperature: 2.5 }, 'invalid_request', 'temperature'],
+    [{ model: 'm', messages: userMessages, frequency_penalty: -3 }, 'invalid_request', 'frequency_penalty'],
+    [{ model: 'm', messages: userMessages, presence_penalty: 2.1 }, 'invalid_request', 'presence_penalty'],
+    [{ model: 'm', messages: userMessages, max_tokens: 'ten' }, 'invalid_request', 'max_tokens'],
+    [{ model: 'm', messages: userMessages, stream: 'yes' }, 'invalid_request', 'stream'],
+    [{ messages: userMessages }, 'invalid_request', 'model'],
+    [{ model: 'm' }, 'invalid_messages', 'messages'],
+    [{ model: 'm', messages: [] }, 'invalid_messages', 'messages'],
+    [{ model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'invalid_messages', 'messages[0].role'],
+    [{ model: 'm', messages: [{ role: 'user' }] }, 'invalid_messages', 'messages[0].content'],
+    ['{not json', 'invalid_request', 'JSON'],
+  ])('400 for %j', async (body, code, mentions) => {
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code });
+    expect(res.json().error.message).toContain(mentions);
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('401 invalid_token without a token, 403 insufficient_scope without the proxy scope', async () => {
+    const missing = await post({ model: 'm', messages: userMessages }, { auth: '' });
+    expect(missing.status).toBe(401);
+    expect(missing.json().error).toMatchObject({ type: 'authentication_error', code: 'invalid_token' });
+    const reader = await tokenFor('carol', { scope: 'context:read' });
+    const scoped = await post({ model: 'm', messages: userMessages }, { auth: `Bearer ${reader}` });
+    expect(scoped.status).toBe(403);
+    expect(scoped.json().error).toMatchObject({ type: 'permission_error', code: 'insufficient_scope' });
+  });
+
+  it('passes an upstream error status and body through', async () => {
+    const body = { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } };
+    stub.setBehavior({ error: { status: 429, body } });
+    const res = await post({ model: 'm', messages: userMessages });
+    expect(res.status).toBe(429);
+    expect(JSON.parse(res.text)).toEqual(body);
+  });
+
+  it('502 when the upstream is unreachable, 504 when it does not answer in time', async () => {
+    const unreachable = await post({ model: 'm', messages: userMessages }, { base: 'http://127.0.0.1:1/v1' });
+    expect(unreachable.status).toBe(502);
+    expect(unreachable.json().error.type).toBe('server_error');
+    stub.setBehavior({ hang: true });
+    const gone = stub.nextDisconnect();
+    const slow = await post({ model: 'm', messages: userMessages });
+    expect(slow.status).toBe(504);
+    expect(slow.json().error.type).toBe('server_error');
+    await gone;
+  });
+
+  it('502 for a redirect (not followed) and for a garbage body', async () => {
+    stub.setBehavior({ redirectTo: 'http://169.254.169.254/latest' });
+    const redirected = await post({ model: 'm', messages: userMessages });
+    expect(redirected.status).toBe(502);
+    expect(stub.requests).toHaveLength(1);
+    stub.setBehavior({ garbage: '<html>oops' });
+    expect((await post({ model: 'm', messages: userMessages })).status).toBe(502);
+  });
+
+  it('refuses private and non-https targets with 400 invalid_target before connecting', async () => {
+    for (const base of [
+      stub.url,
+      stub.url.replace('127.0.0.1', '2130706433'),
+      'https://0x7f.1/v1',
+      'https://[::1]/v1',
+    ]) {
+      const res = await post({ model: 'm', messages: userMessages }, { base, server: strict.url });
+      expect(res.status).toBe(400);
+      expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_target' });
+    }
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('never writes the target key to a log line or an error message', async () => {
+    const all = lines.join('\n');
+    expect(lines.length).toBeGreaterThan(10);
+    expect(all).not.toContain(KEY);
+    expect(all).not.toContain(token);
+  });
+});

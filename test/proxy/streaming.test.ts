@@ -1,0 +1,85 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { tokenFor } from '../support/tokens.ts';
+import { startUpstreamStub } from '../support/upstream-stub.ts';
+import { createFakeContextStore, startProxy } from './harness.ts';
+
+const stub = await startUpstreamStub();
+const fake = createFakeContextStore();
+const proxy = await startProxy({ contextStore: fake.store, keepAliveMs: 30 });
+const token = await tokenFor('bob', { scope: 'proxy' });
+afterAll(async () => {
+  await proxy.close();
+  await stub.close();
+});
+beforeEach(() => stub.setBehavior({}));
+
+function streamRequest(signal?: AbortSignal) {
+  return fetch(`${proxy.url}/api/v1/proxy/${stub.url}/sk-stream-key/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'stream please' }] }),
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/** Reads the body until `predicate` holds for the text so far. */
+async function readUntil(res: Response, predicate: (text: string) => boolean): Promise<string> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!predicate(text)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  reader.releaseLock();
+  return text;
+}
+
+describe('proxy streaming', () => {
+  it('forwards the upstream events byte for byte', async () => {
+    stub.setBehavior({ chunks: ['a', 'b', 'c'] });
+    const res = await streamRequest();
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const text = await res.text();
+    const direct = await (
+      await fetch(`${stub.url}/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'm', stream: true, messages: [] }),
+      })
+    ).text();
+    const strip = (body: string) => body.replace(/chatcmpl-stub-\d+/g, 'ID');
+    expect(strip(text)).toBe(strip(direct));
+  });
+
+  it('aborts the upstream call when the client disconnects', async () => {
+    stub.setBehavior({ chunks: ['first ', 'second'], stallAfterChunks: 1 });
+    const controller = new AbortController();
+    const disconnected = stub.nextDisconnect();
+    const res = await streamRequest(controller.signal);
+    await readUntil(res, (text) => text.includes('first'));
+    controller.abort();
+    const request = await disconnected;
+    expect(request.path).toBe('/v1/chat/completions');
+  });
+
+  it('sends keep-alive comments while the upstream is silent', async () => {
+    stub.setBehavior({ chunks: ['hello ', 'later'], stallAfterChunks: 1 });
+    const controller = new AbortController();
+    const res = await streamRequest(controller.signal);
+    const text = await readUntil(res, (sofar) => sofar.includes(': keep-alive\n\n'));
+    controller.abort();
+    expect(text).toContain('hello');
+    expect(text).toContain(': keep-alive\n\n');
+  });
+
+  it('ends cleanly with an error event and [DONE] when the upstream fails midway', async () => {
+    stub.setBehavior({ chunks: ['one ', 'two ', 'three'], failAfterChunks: 2 });
+    const res = await streamRequest();
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('two ');
+    expect(text).toContain('"code":"upstream_stream_failed"');
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+  });
+});
