@@ -1,0 +1,130 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Embedder } from '../context/ports.ts';
+import type { ChatMessage } from '../model/index.ts';
+import { createCachedEmbedder, filterHistory, filterHistoryByRelevance } from './index.ts';
+
+const msg = (role: ChatMessage['role'], content: string): ChatMessage => ({ role, content });
+
+describe('filterHistory', () => {
+  const history = [
+    msg('system', 'be kind'),
+    msg('user', 'old relevant'),
+    msg('assistant', 'old irrelevant'),
+    msg('user', 'recent 1'),
+    msg('assistant', 'recent 2'),
+    msg('user', 'last question'),
+  ];
+
+  it('keeps system, the last user message and keepRecent before it; drops dissimilar older ones', () => {
+    const result = filterHistory(history, {
+      lastUserSimilarity: (index) => (index === 1 ? 0.9 : 0.05),
+      keepRecent: 2,
+      minSimilarity: 0.2,
+      tokenBudget: 10_000,
+    });
+    expect(result.messages.map((message) => message.content)).toEqual([
+      'be kind',
+      'old relevant',
+      'recent 1',
+      'recent 2',
+      'last question',
+    ]);
+    expect(result).toMatchObject({ kept: 5, dropped: 1 });
+    expect(result.tokensSaved).toBeGreaterThan(0);
+  });
+
+  it('drops similar older messages that do not fit the token budget', () => {
+    const result = filterHistory(history, {
+      lastUserSimilarity: () => 1,
+      keepRecent: 0,
+      minSimilarity: 0.2,
+      tokenBudget: 4,
+      countTokens: (message) => (message.role === 'system' || message.content === 'last question' ? 2 : 3),
+    });
+    expect(result.messages.map((message) => message.content)).toEqual(['be kind', 'last question']);
+    expect(result.tokensSaved).toBe(12);
+  });
+
+  it('always preserves order and the required messages (property)', () => {
+    const role = fc.constantFrom<ChatMessage['role']>('system', 'user', 'assistant');
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(role, fc.double({ min: 0, max: 1, noNaN: true })), { maxLength: 30 }),
+        fc.nat(6),
+        (items, keepRecent) => {
+          const messages = items.map(([r], index) => msg(r, `m${index}`));
+          const result = filterHistory(messages, {
+            lastUserSimilarity: (index) => items[index]?.[1] ?? 0,
+            keepRecent,
+            minSimilarity: 0.5,
+            tokenBudget: 60,
+          });
+          const positions = result.messages.map((message) => messages.indexOf(message));
+          expect(positions).toEqual([...positions].sort((a, b) => a - b));
+          for (const message of messages) if (message.role === 'system') expect(result.messages).toContain(message);
+          const lastUser = messages.findLastIndex((message) => message.role === 'user');
+          if (lastUser >= 0) expect(result.messages).toContain(messages[lastUser]);
+          expect(result.kept + result.dropped).toBe(messages.length);
+        },
+      ),
+    );
+  });
+
+  it('never keeps a tool result without the assistant message that called it', () => {
+    const call: ChatMessage = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+    };
+    const messages = [
+      msg('user', 'a'),
+      call,
+      { role: 'tool', content: 'result', tool_call_id: 't1' } as ChatMessage,
+      msg('user', 'b'),
+    ];
+    const result = filterHistory(messages, {
+      lastUserSimilarity: (index) => (index === 2 ? 1 : 0),
+      keepRecent: 0,
+      minSimilarity: 0.5,
+      tokenBudget: 1000,
+    });
+    expect(result.messages.map((message) => message.role)).toEqual(['user']);
+  });
+});
+
+describe('filterHistoryByRelevance and the embedding cache', () => {
+  function countingEmbedder(): Embedder & { calls: string[] } {
+    const calls: string[] = [];
+    return {
+      id: 'test',
+      dimension: 2,
+      calls,
+      async embed(texts) {
+        calls.push(...texts);
+        return texts.map((text) => (text.includes('cats') ? new Float32Array([1, 0]) : new Float32Array([0, 1])));
+      },
+    };
+  }
+
+  it('keeps older messages about the same topic as the last question', async () => {
+    const embedder = countingEmbedder();
+    const messages = [msg('user', 'I like cats'), msg('user', 'weather today?'), msg('user', 'more about cats')];
+    const result = await filterHistoryByRelevance(messages, {
+      embedder,
+      keepRecent: 0,
+      minSimilarity: 0.5,
+      tokenBudget: 1000,
+    });
+    expect(result.messages.map((message) => message.content)).toEqual(['I like cats', 'more about cats']);
+  });
+
+  it('embeds a repeated message once', async () => {
+    const inner = countingEmbedder();
+    const cached = createCachedEmbedder({ embedder: inner, maxEntries: 10 });
+    await cached.embed(['a', 'b'], 'document');
+    const again = await cached.embed(['b', 'c'], 'document');
+    expect(inner.calls).toEqual(['a', 'b', 'c']);
+    expect(again).toHaveLength(2);
+  });
+});
