@@ -38,7 +38,8 @@ async function send(headers: Record<string, string> = {}) {
   });
   await res.text();
   await proxy.background.idle();
-  const sent = (stub.requests.at(-1)?.body as { messages: { role: string; content: string }[] }).messages;
+  const last = stub.requests.at(-1) as { body: { messages: { role: string; content: string }[] } };
+  const sent = last.body.messages;
   return { headers: res.headers, sent };
 }
 
