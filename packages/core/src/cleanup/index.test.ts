@@ -97,18 +97,24 @@ const run = (deadlineMs = T0 + 60 * 60_000, extra: { maxAttempts?: number; pageS
   });
 
 describe('runCleanup', () => {
-  it('re-indexes a pending chunk whose vector never arrived, and its document', async () => {
-    const doc = record('doc-1', { kind: 'document', status: 'pending', children_context_nodes: ['c1'], text: '' });
-    await repo.repository.putMany([doc, record('c1', { status: 'pending' })]);
+  it('re-indexes a pending document: every chunk gets its vector, then the document shows', async () => {
+    // The store writes chunks with the document's fate: they show once their document is indexed.
+    const doc = record('doc-1', {
+      kind: 'document',
+      status: 'pending',
+      children_context_nodes: ['c1', 'c2'],
+      text: '',
+    });
+    await repo.repository.putMany([doc, record('c1', { status: 'indexed' }), record('c2', { status: 'pending' })]);
     const report = await run();
-    expect(report).toMatchObject({ reindexed: 2, failed: 0, complete: true });
-    expect(vectors.idsIn(TENANT)).toEqual(['c1']);
+    expect(report).toMatchObject({ reindexed: 1, failed: 0, complete: true });
+    expect(vectors.idsIn(TENANT)).toEqual(['c1', 'c2']);
     expect(vectors.namespaces.get(TENANT)?.get('c1')?.metadata).toMatchObject({
       documentId: 'doc-1',
       fileName: 'notes.md',
     });
-    expect(embedded).toEqual(['text of c1']);
-    expect(repo.rows.get('c1')).toMatchObject({ status: 'indexed', indexed: true });
+    expect(embedded.sort()).toEqual(['text of c1', 'text of c2']);
+    expect(repo.rows.get('c2')).toMatchObject({ status: 'indexed', indexed: true });
     expect(repo.rows.get('doc-1')).toMatchObject({ status: 'indexed', indexed: true });
   });
 

@@ -25,50 +25,71 @@ export function createSettler(settings: Settings, report: CleanupReport) {
     if (losers.length > 0) await deleteVectorsOf(index, losers);
   }
 
+  /** Embeds and upserts the vectors of `chunks`; false (logged, left for the next run) when a backend fails. */
+  async function writeVectors(chunks: readonly ContextRecord[]): Promise<boolean> {
+    if (chunks.length === 0) return true;
+    try {
+      const vectors = await embedder.embed(chunks.map(settings.embeddingTextOf), 'document');
+      for (const [tenant, group] of byTenant(chunks)) {
+        await index.upsert(
+          tenant,
+          group.map((chunk) => vectorItemOf(chunk, vectors[chunks.indexOf(chunk)] as Float32Array)),
+        );
+      }
+      return true;
+    } catch (error) {
+      log?.('warn', 'cleanup: re-index failed, will retry', { records: chunks.length, error: String(error) });
+      return false;
+    }
+  }
+
+  /** Counts an attempt; past the limit the record becomes `failed` (hidden for good) and false is returned. */
+  async function mayRetry(record: ContextRecord): Promise<boolean> {
+    if ((await repository.countAttempt(record._id)) <= settings.maxAttempts) return true;
+    report.failed += (await repository.transition([record._id], ['pending'], 'failed')).length;
+    return false;
+  }
+
+  /** Pending chunks on their own (their visibility is their own status). */
   async function reindexChunks(chunks: readonly ContextRecord[]): Promise<void> {
     const ready: ContextRecord[] = [];
     for (const chunk of chunks) {
       if (seen.has(chunk._id)) continue;
       seen.add(chunk._id);
-      const attempts = await repository.countAttempt(chunk._id);
-      if (attempts > settings.maxAttempts) {
-        report.failed += (await repository.transition([chunk._id], ['pending'], 'failed')).length;
-        continue;
-      }
-      ready.push(chunk);
+      if (await mayRetry(chunk)) ready.push(chunk);
     }
-    if (ready.length === 0) return;
-    try {
-      const vectors = await embedder.embed(ready.map(settings.embeddingTextOf), 'document');
-      for (const [tenant, group] of byTenant(ready)) {
-        await index.upsert(
-          tenant,
-          group.map((chunk) => vectorItemOf(chunk, vectors[ready.indexOf(chunk)] as Float32Array)),
-        );
-      }
-    } catch (error) {
-      // The attempt is counted; the records stay pending for the next run.
-      log?.('warn', 'cleanup: re-index failed, will retry', { records: ready.length, error: String(error) });
-      return;
-    }
-    const ids = ready.map((chunk) => chunk._id);
-    const moved = new Set(await repository.transition(ids, ['pending'], 'indexed'));
+    if (!(await writeVectors(ready))) return;
+    const moved = new Set(
+      await repository.transition(
+        ready.map((chunk) => chunk._id),
+        ['pending'],
+        'indexed',
+      ),
+    );
     report.reindexed += moved.size;
     await dropVectorsOfLosers(ready.filter((chunk) => !moved.has(chunk._id)));
   }
 
+  /**
+   * A pending document: its chunks may have been written before their vectors (the store shows a chunk through its
+   * document), so every live chunk gets its vector again, then the document becomes `indexed`.
+   */
   async function settleDocument(document: ContextRecord): Promise<void> {
     if (seen.has(document._id)) return;
     seen.add(document._id);
-    const chunks = childChunksOf(document, await repository.getMany(document.children_context_nodes));
-    await reindexChunks(chunks.filter((chunk) => chunk.status === 'pending'));
-    const after = await repository.getMany(chunks.map((chunk) => chunk._id));
-    if (after.some((chunk) => chunk.status === 'failed')) {
-      report.failed += (await repository.transition([document._id], ['pending'], 'failed')).length;
-    } else if (after.length === chunks.length && after.every((chunk) => chunk.status === 'indexed')) {
-      report.reindexed += (await repository.transition([document._id], ['pending'], 'indexed')).length;
-    } else if ((await repository.countAttempt(document._id)) > settings.maxAttempts) {
-      report.failed += (await repository.transition([document._id], ['pending'], 'failed')).length;
+    if (!(await mayRetry(document))) return;
+    const chunks = childChunksOf(document, await repository.getMany(document.children_context_nodes)).filter(
+      (chunk) => chunk.status === 'pending' || chunk.status === 'indexed',
+    );
+    for (const chunk of chunks) seen.add(chunk._id);
+    if (!(await writeVectors(chunks))) return;
+    const pending = chunks.filter((chunk) => chunk.status === 'pending').map((chunk) => chunk._id);
+    if (pending.length > 0) await repository.transition(pending, ['pending'], 'indexed');
+    const moved = await repository.transition([document._id], ['pending'], 'indexed');
+    report.reindexed += moved.length;
+    // Deleted or replaced meanwhile: what we just wrote must not outlive it (unless a concurrent run won).
+    if (moved.length === 0 && (await repository.get(document._id))?.status !== 'indexed') {
+      await deleteVectorsOf(index, chunks);
     }
   }
 
@@ -97,7 +118,7 @@ export function createSettler(settings: Settings, report: CleanupReport) {
   return async function settlePage(records: readonly ContextRecord[]): Promise<void> {
     await finishDeletions(records.filter((record) => record.status === 'deleting'));
     const pending = records.filter((record) => record.status === 'pending');
-    await reindexChunks(pending.filter((record) => record.kind === 'chunk'));
     for (const document of pending.filter((record) => record.kind === 'document')) await settleDocument(document);
+    await reindexChunks(pending.filter((record) => record.kind === 'chunk'));
   };
 }
