@@ -1,0 +1,54 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { startUpstreamStub } from '../../../../test/support/upstream-stub.ts';
+import { createTargetGuard } from '../ssrf/index.ts';
+import { createUpstreamModel, UpstreamStatusError } from './index.ts';
+
+const stub = await startUpstreamStub();
+afterAll(() => stub.close());
+const guard = createTargetGuard({ allowPrivate: true });
+const model = createUpstreamModel({
+  baseUrl: stub.url,
+  apiKey: 'sk-default-key',
+  upstreamModel: 'llama-3',
+  timeoutMs: 5000,
+  guard,
+});
+const request = { model: 'memgate/default', messages: [{ role: 'user' as const, content: 'hi' }] };
+
+describe('upstream ChatModel (what the chat reuses)', () => {
+  it('completes with the configured upstream model id and key', async () => {
+    stub.setBehavior({ reply: 'hello there' });
+    const completion = await model.complete(request, {});
+    expect(completion.choices[0]?.message.content).toBe('hello there');
+    expect(stub.requests.at(-1)?.body).toMatchObject({ model: 'llama-3', stream: false });
+    expect(stub.requests.at(-1)?.headers.authorization).toBe('Bearer sk-default-key');
+  });
+
+  it('streams raw chunk payloads without [DONE]', async () => {
+    stub.setBehavior({ chunks: ['a', 'b'] });
+    const payloads: string[] = [];
+    for await (const payload of model.stream(request, {})) payloads.push(payload);
+    expect(payloads).toHaveLength(4);
+    expect(payloads.map((payload) => JSON.parse(payload).choices[0].delta.content ?? '').join('')).toBe('ab');
+  });
+
+  it('raises an upstream error status with its body, without the key', async () => {
+    stub.setBehavior({ error: { status: 401, body: { error: { message: 'bad key' } } } });
+    const error = await model.complete(request, {}).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamStatusError);
+    expect(error).toMatchObject({ status: 401, body: '{"error":{"message":"bad key"}}' });
+    expect(String((error as Error).message)).not.toContain('sk-default-key');
+  });
+
+  it('stops the upstream call when the caller aborts', async () => {
+    stub.setBehavior({ hang: true });
+    const controller = new AbortController();
+    const gone = stub.nextDisconnect();
+    const received = stub.nextRequest();
+    const pending = model.complete(request, { signal: controller.signal }).catch((caught: unknown) => caught);
+    await received;
+    controller.abort();
+    await gone;
+    expect(await pending).toBeInstanceOf(Error);
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { type AppDeps, createApp } from '../app.ts';
+import { createTokenVerifier } from '../auth/index.ts';
+import { silentLogger } from '../observability/index.ts';
+import { parseProxyPath } from './target.ts';
+
+const path = (inner: string) => `/api/v1/proxy/${inner}/chat/completions`;
+
+describe('parseProxyPath', () => {
+  it.each([
+    ['https://api.example.com/v1/sk-abc', 'https://api.example.com/v1'],
+    ['https:/api.example.com/v1/sk-abc', 'https://api.example.com/v1'],
+    ['https%3A%2F%2Fapi.example.com%2Fv1/sk-abc', 'https://api.example.com/v1'],
+    ['https:%2F%2Fapi.example.com%2Fv1/sk-abc', 'https://api.example.com/v1'],
+    ['https://api.example.com:8443/openai/v1/sk-abc', 'https://api.example.com:8443/openai/v1'],
+  ])('reads %s', (inner, baseUrl) => {
+    expect(parseProxyPath(path(inner))).toEqual({ kind: 'upstream', baseUrl, apiKey: 'sk-abc' });
+  });
+
+  it('decodes a percent-encoded key and recognises the default route', () => {
+    expect(parseProxyPath(path('https://h/v1/sk%2Fa%2Bb'))).toMatchObject({ apiKey: 'sk/a+b' });
+    expect(parseProxyPath(path('default'))).toEqual({ kind: 'default' });
+  });
+
+  it.each(['sk-only', 'api.example.com/sk-abc', 'https://h/v1/'])('refuses %s without echoing it', (inner) => {
+    expect(() => parseProxyPath(path(inner))).toThrow(/proxy path must be/);
+    try {
+      parseProxyPath(path(inner));
+    } catch (error) {
+      expect((error as Error).message).not.toContain('sk-');
+    }
+  });
+});
+
+describe('proxy OpenAPI document', () => {
+  it('lists both routes', async () => {
+    const app = createApp({
+      verifier: createTokenVerifier({ kind: 'hs256', secret: 'x'.repeat(40) }),
+      logger: silentLogger,
+      context: {},
+      proxy: {},
+      chat: {},
+    } as unknown as AppDeps);
+    const doc = (await (await app.request('/api/v1/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/proxy/{proxyUrl}/{target_api_key}/chat/completions',
+        '/api/v1/proxy/default/chat/completions',
+      ]),
+    );
+  });
+});
