@@ -148,3 +148,31 @@ describe('route B with the official SDK (extractive responder)', () => {
     });
   });
 });
+
+describe('route B with DEFAULT_MODEL_BASE_URL set', () => {
+  it('forwards to the configured upstream with its key and upstream model id', async () => {
+    const configured = await startProxy({
+      contextStore: fake.store,
+      env: {
+        DEFAULT_MODEL_BASE_URL: stub.url,
+        DEFAULT_MODEL_API_KEY: 'sk-operator-key',
+        DEFAULT_MODEL_UPSTREAM_ID: 'llama-3-8b',
+      },
+    });
+    try {
+      stub.setBehavior({ reply: 'from the operator model' });
+      const stream = await client(`${configured.url}/api/v1/proxy/default`).chat.completions.create({
+        model: 'memgate/default',
+        stream: true,
+        messages: [{ role: 'user', content: 'hello' }],
+      });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      expect(text).toBe('from the operator model');
+      expect(stub.requests[0]?.body).toMatchObject({ model: 'llama-3-8b', stream: true });
+      expect(stub.requests[0]?.headers.authorization).toBe('Bearer sk-operator-key');
+    } finally {
+      await configured.close();
+    }
+  });
+});

@@ -42,15 +42,13 @@ export function forwardSse({ source, abort, keepAliveMs, onData, onEnd }: Forwar
   });
 
   async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(function sendKeepAlive() {
-        if (closed) return;
-        controller.enqueue(KEEP_ALIVE);
-        arm();
-      }, keepAliveMs);
-    };
-    arm();
+    timer = setTimeout(function sendKeepAlive() {
+      if (closed) return;
+      controller.enqueue(KEEP_ALIVE);
+      timer?.refresh();
+    }, keepAliveMs);
+    // refresh() re-arms the same timer: cheaper than clear + set on every forwarded chunk.
+    const arm = () => timer?.refresh();
     let ok = true;
     try {
       for await (const bytes of source) {
