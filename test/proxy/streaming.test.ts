@@ -82,4 +82,21 @@ describe('proxy streaming', () => {
     expect(text).toContain('"code":"upstream_stream_failed"');
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
   });
+
+  it('aborts a non-streamed upstream call when the client disconnects', async () => {
+    stub.setBehavior({ hang: true });
+    const controller = new AbortController();
+    const received = stub.nextRequest();
+    const disconnected = stub.nextDisconnect();
+    const pending = fetch(`${proxy.url}/api/v1/proxy/${stub.url}/sk-stream-key/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'wait' }] }),
+      signal: controller.signal,
+    }).catch(() => 'aborted');
+    await received;
+    controller.abort();
+    expect(await pending).toBe('aborted');
+    expect((await disconnected).path).toBe('/v1/chat/completions');
+  });
 });
