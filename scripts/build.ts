@@ -108,8 +108,8 @@ export function functionNames(): string[] {
 
 /**
  * Builds one minified ESM bundle per function, `<outdir>/<name>/index.mjs` (+ source map), and writes the esbuild
- * metafile to `<outdir>/meta.json`. The AWS SDK is bundled rather than taken from the Lambda runtime: the version
- * is then the one we test, and one pre-linked file loads faster than the runtime's many SDK modules.
+ * metafile to `<outdir>/meta.json`. `@aws-sdk/*` stays external: the Node 20 Lambda runtime ships SDK v3, and
+ * bundling it would spend a third of the budget (see docs/DEPLOY.md).
  */
 export async function buildFunctions({
   outdir = join(ROOT, 'dist', 'functions'),
@@ -136,7 +136,6 @@ export async function buildFunctions({
     banner: { js: BANNER },
     metafile: true,
     logLevel: 'warning',
-    // The Node 20 Lambda runtime ships AWS SDK v3; bundling it too would cost ~330 KB of every bundle's budget.
     external: ['@aws-sdk/*', '@smithy/*'],
     plugins: [zodDiet, tokenizerTable],
   });
@@ -172,7 +171,11 @@ async function main(): Promise<void> {
   for (const bundle of bundles) {
     console.log(`${bundle.name.padEnd(20)} ${(bundle.bytes / 1024).toFixed(1).padStart(8)} KiB`);
   }
-  const problems = bundles.flatMap(budgetViolations);
+  // `--allow-oversize` lets a deploy proceed while a bundle is over 1 MB; local-only code still fails the build.
+  const allowOversize = process.argv.includes('--allow-oversize');
+  const problems = bundles
+    .flatMap(budgetViolations)
+    .filter((problem) => !(allowOversize && problem.includes(' bytes > ')));
   if (problems.length > 0) {
     console.error(`build failed:\n  ${problems.join('\n  ')}`);
     process.exit(1);

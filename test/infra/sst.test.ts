@@ -1,0 +1,166 @@
+import { existsSync } from 'node:fs';
+import { ConfigSchema, TABLE_KEYS, tableDefinition } from '@memgate/adapters';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestBundles } from '../support/bundles.ts';
+import { installRecordingSst, type Recorded, recorded, routes } from './recording-sst.ts';
+
+// Every route of the spec (section 4) and the function that must serve it: API Gateway for the context store,
+// a streaming function URL for the SSE endpoints.
+const SPEC_ROUTES = {
+  'POST /api/v1/context/add': { via: 'api', bundle: 'context-add' },
+  'POST /api/v1/context/search': { via: 'api', bundle: 'context-search' },
+  'POST /api/v1/context/delete': { via: 'api', bundle: 'context-delete' },
+  'GET /api/v1/context/view': { via: 'api', bundle: 'context-view' },
+  'GET /api/v1/context/view/docs': { via: 'api', bundle: 'context-view-docs' },
+  'POST /api/v1/proxy/{proxyUrl}/{target_api_key}/chat/completions': { via: 'url', bundle: 'proxy' },
+  'POST /api/v1/proxy/default/chat/completions': { via: 'url', bundle: 'proxy' },
+  'POST /api/v1/chat/generate/stream': { via: 'url', bundle: 'chat-stream' },
+  'GET /api/v1/chat/replay/{replaySessionID}': { via: 'url', bundle: 'chat-stream' },
+} as const;
+
+// What each function uses, and so all it may receive: the table, plus these secrets.
+const CONTEXT = ['AuthJwtSecret', 'EmbeddingsApiKey', 'PineconeApiKey'];
+const MODEL = ['AuthJwtSecret', 'DefaultModelApiKey', 'EmbeddingsApiKey', 'PineconeApiKey'];
+const SECRETS_BY_BUNDLE: Record<string, string[]> = {
+  'context-add': CONTEXT,
+  'context-search': CONTEXT,
+  'context-delete': CONTEXT,
+  'context-view': CONTEXT,
+  'context-view-docs': CONTEXT,
+  proxy: MODEL,
+  'chat-stream': MODEL,
+  cleanup: ['EmbeddingsApiKey', 'PineconeApiKey'],
+};
+
+let outputs: Record<string, unknown>;
+let app: Record<string, unknown>;
+let built: Awaited<ReturnType<typeof buildTestBundles>>;
+
+const functions = () => recorded.filter((item) => item.kind === 'Function');
+const bundleOf = (fn: Recorded) => String(fn.args.bundle).replace('dist/functions/', '');
+const functionFor = (bundle: string) => functions().find((fn) => bundleOf(fn) === bundle) as Recorded;
+
+beforeAll(async () => {
+  installRecordingSst('prod');
+  const config = (await import('../../sst.config.ts')).default as unknown as {
+    app(input: { stage: string }): Record<string, unknown>;
+    run(): Promise<Record<string, unknown>>;
+  };
+  app = config.app({ stage: 'prod' });
+  outputs = await config.run();
+  built = await buildTestBundles();
+}, 120_000);
+
+afterAll(() => built?.remove());
+
+describe('sst.config.ts', () => {
+  it('names the app, deploys to AWS and keeps prod data on removal', () => {
+    expect(app).toMatchObject({ name: 'memgate', home: 'aws', removal: 'retain' });
+  });
+
+  it('serves every spec route from an existing function whose bundle exports handler', () => {
+    for (const [route, { via, bundle }] of Object.entries(SPEC_ROUTES)) {
+      const fn = functionFor(bundle);
+      expect(fn, route).toBeDefined();
+      expect(existsSync(`functions/${bundle}.ts`), route).toBe(true);
+      expect(built.bundles.get(bundle)?.exports, route).toContain('handler');
+      expect(fn.args).toMatchObject({ handler: 'index.handler', runtime: 'nodejs20.x' });
+      if (via === 'api') {
+        const target = routes.find((item) => item.route === route);
+        expect(target?.handler, route).toEqual({ functionArn: fn.name });
+      } else {
+        expect(routes.some((item) => item.route === route)).toBe(false);
+      }
+    }
+    expect(routes).toHaveLength(5);
+  });
+
+  it('streams the SSE endpoints through function URLs with CORS, and nothing else', () => {
+    for (const fn of functions()) {
+      const sse = ['proxy', 'chat-stream'].includes(bundleOf(fn));
+      expect(Boolean(fn.args.streaming), fn.name).toBe(sse);
+      expect(Boolean(fn.args.url), fn.name).toBe(sse);
+      if (sse) {
+        expect(fn.args.url).toMatchObject({ authorization: 'none', cors: { allowOrigins: ['*'] } });
+        expect((fn.args.url as { cors: { allowHeaders: string[] } }).cors.allowHeaders).toContain('authorization');
+      }
+    }
+    expect(outputs).toMatchObject({
+      api: 'https://api.test',
+      proxy: 'https://proxy.lambda-url.test/',
+      chat: 'https://chatstream.lambda-url.test/',
+    });
+  });
+
+  it('invokes the cleanup every 15 minutes, with a timeout to stop before', () => {
+    const cron = recorded.filter((item) => item.kind === 'Cron');
+    expect(cron).toHaveLength(1);
+    const cleanup = functionFor('cleanup');
+    expect(cron[0]?.args).toEqual({ schedule: 'rate(15 minutes)', function: { functionArn: cleanup.name } });
+    expect(cleanup.args.timeout).toBe('5 minutes');
+    expect(built.bundles.get('cleanup')?.exports).toContain('handler');
+  });
+
+  it('defines the table with the keys and indexes of TABLE_KEYS, TTL and point-in-time recovery', () => {
+    const tables = recorded.filter((item) => item.kind === 'Dynamo');
+    expect(tables).toHaveLength(1);
+    const args = tables[0]?.args as {
+      fields: Record<string, string>;
+      primaryIndex: unknown;
+      globalIndexes: Record<string, { hashKey: string; rangeKey: string; projection: string }>;
+      ttl: string;
+      transform: { table(args: Record<string, unknown>): void };
+    };
+    const definition = tableDefinition('x');
+    expect(args.primaryIndex).toEqual({ hashKey: TABLE_KEYS.partition, rangeKey: TABLE_KEYS.sort });
+    expect(Object.keys(args.fields).sort()).toEqual(
+      definition.AttributeDefinitions?.map((attribute) => attribute.AttributeName).sort(),
+    );
+    const indexes = definition.GlobalSecondaryIndexes ?? [];
+    expect(Object.keys(args.globalIndexes).sort()).toEqual(indexes.map((index) => index.IndexName).sort());
+    for (const index of indexes) {
+      expect(args.globalIndexes[index.IndexName as string]).toEqual({
+        hashKey: index.KeySchema?.[0]?.AttributeName,
+        rangeKey: index.KeySchema?.[1]?.AttributeName,
+        projection: 'all',
+      });
+    }
+    expect(args.ttl).toBe(TABLE_KEYS.ttl);
+    const table: Record<string, unknown> = {};
+    args.transform.table(table);
+    expect(table.pointInTimeRecovery).toEqual({ enabled: true });
+  });
+
+  it('links every function to the table and gives it only the secrets it uses', () => {
+    const table = recorded.find((item) => item.kind === 'Dynamo');
+    expect(functions().map(bundleOf).sort()).toEqual(Object.keys(SECRETS_BY_BUNDLE).sort());
+    for (const fn of functions()) {
+      const env = fn.args.environment as Record<string, unknown>;
+      expect(
+        (fn.args.link as { id: string }[]).map((item) => item.id),
+        fn.name,
+      ).toEqual([table?.name]);
+      const secrets = Object.values(env)
+        .filter(
+          (value): value is { secret: string } => typeof value === 'object' && value !== null && 'secret' in value,
+        )
+        .map((value) => value.secret)
+        .sort();
+      expect(secrets, fn.name).toEqual(SECRETS_BY_BUNDLE[bundleOf(fn)]);
+      expect(env).toMatchObject({ VECTOR_STORE: 'pinecone', TABLE_NAME: { tableName: table?.name } });
+      // Every variable is one the service reads: a typo here would silently fall back to a default.
+      for (const name of Object.keys(env)) expect(Object.keys(ConfigSchema.shape), name).toContain(name);
+      expect(fn.args.memory, fn.name).toMatch(/^\d+ MB$/);
+    }
+  });
+
+  it('declares the secrets with placeholders only where the setting is optional', () => {
+    const secrets = recorded.filter((item) => item.kind === 'Secret');
+    expect(Object.fromEntries(secrets.map((secret) => [secret.name, secret.args]))).toEqual({
+      PineconeApiKey: {},
+      EmbeddingsApiKey: { placeholder: '' },
+      DefaultModelApiKey: { placeholder: '' },
+      AuthJwtSecret: { placeholder: '' },
+    });
+  });
+});

@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BundleReport, buildFunctions } from '../../scripts/build.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Builds every Lambda bundle into a fresh directory under dist/ (inside the repo, so the bundles' external
+ * `@aws-sdk/*` imports resolve from node_modules as they do from the Lambda runtime's). Call once per test file.
+ */
+export async function buildTestBundles(): Promise<{
+  dir: string;
+  bundles: Map<string, BundleReport>;
+  remove(): void;
+}> {
+  const dir = join(ROOT, 'dist', '.test', randomUUID().slice(0, 8));
+  const { bundles } = await buildFunctions({ outdir: dir });
+  return {
+    dir,
+    bundles: new Map(bundles.map((bundle) => [bundle.name, bundle])),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
