@@ -33,6 +33,19 @@ describe('extractive responder', () => {
     expect(completion.choices[0]?.message.tool_calls).toBeUndefined();
   });
 
+  it('answers in text and never returns tool calls when given tools (it cannot decide to call one)', async () => {
+    const completion = await model.complete(
+      {
+        model: 'x',
+        tools: [{ type: 'function', function: { name: 'book_parking', parameters: { type: 'object' } } }],
+        messages: [context, { role: 'user', content: 'Is parking free for visitors?' }],
+      },
+      {},
+    );
+    expect(completion.choices[0]?.message).toEqual({ role: 'assistant', content: 'Parking is free for visitors.' });
+    expect(completion.choices[0]?.finish_reason).toBe('stop');
+  });
+
   it('says plainly when nothing relevant is stored', async () => {
     const completion = await model.complete(
       { model: 'x', messages: [{ role: 'user', content: 'Where is parking?' }] },
