@@ -1,10 +1,11 @@
+import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ResponseStream } from 'lambda-stream';
 
-/** Imports a built bundle with Node's own loader (not the test runner's transform), as the Lambda runtime does. */
-export const importBundle = new Function('file', 'return import(file)') as (
-  file: string,
-) => Promise<{ handler: (...args: unknown[]) => Promise<unknown> }>;
+/** Imports a built bundle (built under node_modules, so the test runner leaves it to Node's loader untouched). */
+export async function importBundle(file: string): Promise<{ handler: (...args: never[]) => Promise<unknown> }> {
+  return import(/* @vite-ignore */ pathToFileURL(file).href);
+}
 
 /** An API Gateway HTTP API (payload 2.0) event, as API Gateway and function URLs send it. */
 export function httpEvent({

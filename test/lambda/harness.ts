@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { type PineconeEmulator, startPineconeEmulator } from '../../packages/adapters/src/pinecone/emulator/index.ts';
+import { buildTestBundles } from '../support/bundles.ts';
+import { createTestTable, type TestTable } from '../support/dynamo.ts';
+import { importBundle, installAwslambda } from '../support/lambda.ts';
+import { TEST_SECRET } from '../support/tokens.ts';
+
+export const PINECONE_KEY = 'pcsk_lambda_test_key';
+
+export interface LambdaHarness {
+  table: TestTable;
+  pinecone: PineconeEmulator;
+  /** The `handler` export of a built bundle, loaded by Node as the Lambda runtime would. */
+  handlerOf<T = (...args: never[]) => Promise<unknown>>(name: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * The AWS runtime's surroundings on one machine: the built bundles, a DynamoDB Local table and the Pinecone
+ * data-plane emulator (Pinecone itself is out of reach), wired to the bundles through the environment variables
+ * infra/functions.ts sets in AWS. `env` adds or overrides variables for this test file.
+ */
+export async function startLambdaHarness(env: Record<string, string> = {}): Promise<LambdaHarness> {
+  const [built, table, pinecone] = await Promise.all([
+    buildTestBundles(),
+    createTestTable('lambda'),
+    startPineconeEmulator({ apiKey: PINECONE_KEY }),
+  ]);
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    TABLE_NAME: table.tableName,
+    DYNAMODB_ENDPOINT: table.endpoint,
+    VECTOR_STORE: 'pinecone',
+    PINECONE_API_KEY: PINECONE_KEY,
+    PINECONE_INDEX: 'memgate',
+    PINECONE_HOST: pinecone.url,
+    EMBEDDINGS: 'local',
+    AUTH_JWT_SECRET: TEST_SECRET,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  installAwslambda();
+  return {
+    table,
+    pinecone,
+    async handlerOf<T>(name: string) {
+      const module = await importBundle(join(built.dir, name, 'index.mjs'));
+      return module.handler as T;
+    },
+    async close() {
+      await pinecone.close();
+      table.documentClient.destroy();
+      built.remove();
+    },
+  };
+}

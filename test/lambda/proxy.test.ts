@@ -1,0 +1,89 @@
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { ResponseStream } from 'lambda-stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpEvent, invokeStreaming } from '../support/lambda.ts';
+import { tokenFor } from '../support/tokens.ts';
+import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
+import { type LambdaHarness, startLambdaHarness } from './harness.ts';
+
+type StreamingHandler = (event: APIGatewayProxyEventV2, stream: ResponseStream, context: Context) => Promise<unknown>;
+
+let harness: LambdaHarness;
+let upstream: UpstreamStub;
+let proxy: StreamingHandler;
+let token: string;
+
+beforeAll(async () => {
+  upstream = await startUpstreamStub();
+  // The stub listens on loopback; only this test opens private targets.
+  harness = await startLambdaHarness({ PROXY_ALLOW_PRIVATE_TARGETS: 'true' });
+  proxy = await harness.handlerOf<StreamingHandler>('proxy');
+  token = await tokenFor('alice');
+}, 120_000);
+
+afterAll(async () => {
+  await harness?.close();
+  await upstream?.close();
+});
+
+const completions = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  httpEvent({
+    method: 'POST',
+    path,
+    body,
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    functionUrl: true,
+  });
+
+describe('proxy Lambda (function URL, RESPONSE_STREAM)', () => {
+  it('streams an upstream completion through route A chunk by chunk, ending with [DONE]', async () => {
+    upstream.setBehavior({ reply: 'one two three four', chunkDelayMs: 20 });
+    const base = encodeURIComponent(upstream.url);
+    const response = await invokeStreaming(
+      proxy,
+      completions(`/api/v1/proxy/${base}/sk-target-key-123456/chat/completions`, {
+        model: 'gpt-test',
+        stream: true,
+        messages: [{ role: 'user', content: 'count to four' }],
+      }),
+    );
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('text/event-stream');
+    const events = response.body
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: '))
+      .map((event) => event.slice(6));
+    expect(events.at(-1)).toBe('[DONE]');
+    const text = events
+      .slice(0, -1)
+      .map((event) => JSON.parse(event).choices[0]?.delta?.content ?? '')
+      .join('');
+    expect(text).toBe('one two three four');
+    expect(response.writes.length).toBeGreaterThan(1);
+    expect(upstream.requests.at(-1)?.headers.authorization).toBe('Bearer sk-target-key-123456');
+  });
+
+  it('answers route B with the default model as JSON when not streaming', async () => {
+    const response = await invokeStreaming(
+      proxy,
+      completions('/api/v1/proxy/default/chat/completions', {
+        model: 'memgate/default',
+        messages: [{ role: 'user', content: 'hello there' }],
+      }),
+    );
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('application/json');
+    expect(JSON.parse(response.body)).toMatchObject({ object: 'chat.completion', model: 'memgate/extractive' });
+  });
+
+  it('refuses a missing token with the proxy error envelope', async () => {
+    const event = completions('/api/v1/proxy/default/chat/completions', {
+      model: 'memgate/default',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    delete event.headers.authorization;
+    const response = await invokeStreaming(proxy, event);
+    expect(response.statusCode).toBe(401);
+    expect(JSON.parse(response.body)).toMatchObject({ error: { type: 'authentication_error' } });
+  });
+});
