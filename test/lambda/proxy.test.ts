@@ -1,12 +1,8 @@
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import type { ResponseStream } from 'lambda-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpEvent, invokeStreaming } from '../support/lambda.ts';
+import { httpEvent, invokeStreaming, type StreamingHandler } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
 import { type LambdaHarness, startLambdaHarness } from './harness.ts';
-
-type StreamingHandler = (event: APIGatewayProxyEventV2, stream: ResponseStream, context: Context) => Promise<unknown>;
 
 let harness: LambdaHarness;
 let upstream: UpstreamStub;

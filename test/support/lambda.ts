@@ -97,6 +97,13 @@ export function installAwslambda(): void {
   });
 }
 
+/** A handler wrapped by `awslambda.streamifyResponse` (hono's `streamHandle`). */
+export type StreamingHandler = (
+  event: APIGatewayProxyEventV2,
+  stream: ResponseStream,
+  context: Context,
+) => Promise<unknown>;
+
 export interface StreamedResponse {
   statusCode: number;
   headers: Record<string, string>;
@@ -107,7 +114,7 @@ export interface StreamedResponse {
 
 /** Invokes a streaming handler the way a function URL does and splits the prelude from the body. */
 export async function invokeStreaming(
-  handler: (event: unknown, stream: ResponseStream, context: Context) => Promise<unknown>,
+  handler: StreamingHandler,
   event: APIGatewayProxyEventV2,
   context = lambdaContext('stream'),
 ): Promise<StreamedResponse> {
