@@ -114,9 +114,12 @@ export function functionNames(): string[] {
 export async function buildFunctions({
   outdir = join(ROOT, 'dist', 'functions'),
   names = functionNames(),
+  bundleAwsSdk = false,
 }: {
   outdir?: string;
   names?: string[];
+  /** Bundle `@aws-sdk/*` instead of using the runtime's copy (larger bundles; see docs/DEPLOY.md). */
+  bundleAwsSdk?: boolean;
 } = {}): Promise<{ bundles: BundleReport[]; metafile: Metafile }> {
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
@@ -136,7 +139,7 @@ export async function buildFunctions({
     banner: { js: BANNER },
     metafile: true,
     logLevel: 'warning',
-    external: ['@aws-sdk/*', '@smithy/*'],
+    external: bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*'],
     plugins: [zodDiet, tokenizerTable],
   });
   const metafile = result.metafile;
@@ -167,7 +170,7 @@ export function budgetViolations(bundle: BundleReport): string[] {
 }
 
 async function main(): Promise<void> {
-  const { bundles } = await buildFunctions();
+  const { bundles } = await buildFunctions({ bundleAwsSdk: process.argv.includes('--bundle-aws-sdk') });
   for (const bundle of bundles) {
     console.log(`${bundle.name.padEnd(20)} ${(bundle.bytes / 1024).toFixed(1).padStart(8)} KiB`);
   }
