@@ -46,6 +46,27 @@ describe('extractive responder', () => {
     expect(completion.choices[0]?.finish_reason).toBe('stop');
   });
 
+  it('does not echo a stored question or quote a stored answer twice', async () => {
+    const stored = formatContextMessage([
+      {
+        fileName: 'conversation.txt',
+        text: 'User: When does the office open?\n\nAssistant: Our office opens at 9 am.',
+      },
+      ...passages,
+    ]);
+    const completion = await model.complete(
+      {
+        model: 'x',
+        messages: [
+          { role: 'system', content: stored },
+          { role: 'user', content: 'When does the office open?' },
+        ],
+      },
+      {},
+    );
+    expect(completion.choices[0]?.message.content).toBe('Our office opens at 9 am.');
+  });
+
   it('says plainly when nothing relevant is stored', async () => {
     const completion = await model.complete(
       { model: 'x', messages: [{ role: 'user', content: 'Where is parking?' }] },

@@ -27,7 +27,18 @@ export function sentencesOf(text: string): string[] {
 export function selectSentences(question: string, passages: readonly ContextPassage[], limit = 3): string[] {
   const wanted = new Set(termsOf(question));
   if (wanted.size === 0) return [];
-  const sentences = passages.flatMap((passage) => sentencesOf(passage.text));
+  // Stored exchanges come back as context too ("User: …? Assistant: …"): questions answer nothing, labels are
+  // dropped, and a sentence already seen in another passage is not quoted twice.
+  const seen = new Set<string>();
+  const sentences = passages
+    .flatMap((passage) => sentencesOf(passage.text))
+    .map((sentence) => sentence.replace(/^(?:user|assistant):\s*/i, ''))
+    .filter((sentence) => {
+      const key = sentence.toLowerCase();
+      if (sentence.endsWith('?') || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   const termSets = sentences.map((sentence) => new Set(termsOf(sentence)));
   const frequency = new Map<string, number>();
   for (const terms of termSets)
