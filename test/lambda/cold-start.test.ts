@@ -1,27 +1,21 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureColdStart } from '../../bench/cold-start.ts';
-import { buildTestBundles } from '../support/bundles.ts';
 import { httpEvent } from '../support/lambda.ts';
 import { type LambdaHarness, startLambdaHarness } from './harness.ts';
 
 // The helper `npm run bench` uses; here only its behaviour is checked (timings belong to the benchmark).
 let harness: LambdaHarness;
-let built: Awaited<ReturnType<typeof buildTestBundles>>;
 
 beforeAll(async () => {
   harness = await startLambdaHarness();
-  built = await buildTestBundles();
 }, 120_000);
-afterAll(async () => {
-  built?.remove();
-  await harness?.close();
-});
+afterAll(() => harness?.close());
 
 describe('measureColdStart', () => {
   it('imports a bundle in a fresh process and serves its first API Gateway event', async () => {
     const event = httpEvent({ method: 'GET', path: '/api/v1/context/view' });
-    const result = await measureColdStart(join(built.dir, 'context-view', 'index.mjs'), event);
+    const result = await measureColdStart(join(harness.dir, 'context-view', 'index.mjs'), event);
     // Served by the app (no token), not by a crash.
     expect(result.statusCode).toBeGreaterThanOrEqual(400);
     expect(result.statusCode).toBeLessThan(500);
@@ -32,14 +26,14 @@ describe('measureColdStart', () => {
 
   it('serves a streaming handler through the runtime stand-in', async () => {
     const event = httpEvent({ method: 'POST', path: '/api/v1/proxy/default/chat/completions', functionUrl: true });
-    const result = await measureColdStart(join(built.dir, 'proxy', 'index.mjs'), event);
+    const result = await measureColdStart(join(harness.dir, 'proxy', 'index.mjs'), event);
     expect(result.statusCode).toBe(401);
   });
 
   it('reports a bundle that cannot start, with its error', async () => {
     const event = httpEvent({ method: 'GET', path: '/api/v1/context/view' });
     await expect(
-      measureColdStart(join(built.dir, 'context-view', 'index.mjs'), event, { env: { VECTOR_STORE: 'local' } }),
+      measureColdStart(join(harness.dir, 'context-view', 'index.mjs'), event, { env: { VECTOR_STORE: 'local' } }),
     ).rejects.toThrow(/VECTOR_STORE=pinecone/);
   });
 });

@@ -8,6 +8,8 @@ import { TEST_SECRET } from '../support/tokens.ts';
 export const PINECONE_KEY = 'pcsk_lambda_test_key';
 
 export interface LambdaHarness {
+  /** Where the bundles were built: `<dir>/<name>/index.mjs`. */
+  dir: string;
   table: TestTable;
   pinecone: PineconeEmulator;
   /** The `handler` export of a built bundle, loaded by Node as the Lambda runtime would. */
@@ -41,6 +43,7 @@ export async function startLambdaHarness(env: Record<string, string> = {}): Prom
   });
   installAwslambda();
   return {
+    dir: built.dir,
     table,
     pinecone,
     async handlerOf<T>(name: string) {
