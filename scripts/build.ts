@@ -172,7 +172,12 @@ export function budgetViolations(bundle: BundleReport): string[] {
 async function main(): Promise<void> {
   const { bundles } = await buildFunctions({ bundleAwsSdk: process.argv.includes('--bundle-aws-sdk') });
   for (const bundle of bundles) {
-    console.log(`${bundle.name.padEnd(20)} ${(bundle.bytes / 1024).toFixed(1).padStart(8)} KiB`);
+    const dir = join(bundle.file, '..');
+    const sidecars = readdirSync(dir)
+      .filter((file) => file.startsWith('bpe-'))
+      .map((file) => `${file} ${(statSync(join(dir, file)).size / 1024).toFixed(0)} KiB`);
+    const extra = sidecars.length > 0 ? `   + ${sidecars.join(', ')}` : '';
+    console.log(`${bundle.name.padEnd(20)} ${(bundle.bytes / 1024).toFixed(1).padStart(8)} KiB${extra}`);
   }
   // `--allow-oversize` lets a deploy proceed while a bundle is over 1 MB; local-only code still fails the build.
   const allowOversize = process.argv.includes('--allow-oversize');
