@@ -1,0 +1,45 @@
+import { loadConfig } from '@memgate/adapters';
+import { describe, expect, it } from 'vitest';
+import { createAwsRuntime, verifierOptionsFor } from '../../functions/runtime/aws.ts';
+
+const AWS_ENV = {
+  TABLE_NAME: 'memgate-prod-Table',
+  VECTOR_STORE: 'pinecone',
+  PINECONE_API_KEY: 'pcsk_test_key_123',
+  PINECONE_INDEX: 'memgate',
+  AUTH_JWT_SECRET: 'x'.repeat(32),
+};
+
+describe('AWS composition root', () => {
+  it('builds from the environment infra sets, with the table name it links', () => {
+    const runtime = createAwsRuntime(AWS_ENV);
+    expect(runtime.inputs.tableName).toBe('memgate-prod-Table');
+    expect(runtime.config.VECTOR_STORE).toBe('pinecone');
+    runtime.inputs.documentClient.destroy();
+  });
+
+  it('refuses the embedded vector store, which does not exist in a Lambda', () => {
+    expect(() => createAwsRuntime({ ...AWS_ENV, VECTOR_STORE: 'local' })).toThrow(/VECTOR_STORE=pinecone/);
+  });
+
+  it('refuses to start without Pinecone settings, naming them but not their values', () => {
+    expect(() => createAwsRuntime({ ...AWS_ENV, PINECONE_API_KEY: '' })).toThrow(/PINECONE_API_KEY/);
+  });
+
+  it('verifies tokens with the OIDC provider when AUTH_JWKS_URL is set, else with the shared secret', () => {
+    const jwks = loadConfig({
+      ...AWS_ENV,
+      AUTH_JWKS_URL: 'https://issuer.example/.well-known/jwks.json',
+      AUTH_ISSUER: 'https://issuer.example/',
+      AUTH_AUDIENCE: 'memgate',
+    });
+    expect(verifierOptionsFor(jwks)).toEqual({
+      kind: 'jwks',
+      jwksUrl: 'https://issuer.example/.well-known/jwks.json',
+      issuer: 'https://issuer.example/',
+      audience: 'memgate',
+    });
+    expect(verifierOptionsFor(loadConfig(AWS_ENV))).toMatchObject({ kind: 'hs256' });
+    expect(() => verifierOptionsFor(loadConfig({ ...AWS_ENV, AUTH_JWT_SECRET: '' }))).toThrow(/AUTH_JWKS_URL/);
+  });
+});
