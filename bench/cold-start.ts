@@ -74,7 +74,10 @@ export function measureColdStart(
         .split('\n')
         .findLast((candidate) => candidate.startsWith('{"importMs"'));
       if (code !== 0 || !line) {
-        const reason = err.split('\n').find((text) => /^\w*Error\b.*:/.test(text)) ?? err.trim().slice(-500);
+        // Node prints the throwing source line (minified: huge) before `SomeError: message`.
+        const reason =
+          err.split('\n').find((text) => text.length < 1000 && /^(?:[A-Z]\w*)?Error(?: \[\w+\])?: /.test(text)) ??
+          err.trim().slice(-300);
         reject(new Error(`cold start of ${bundlePath} failed (exit ${code}): ${reason}`));
         return;
       }
