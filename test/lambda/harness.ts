@@ -1,4 +1,8 @@
 import { join } from 'node:path';
+import { createDocumentClient, loadConfig } from '@memgate/adapters';
+import { createContextServices } from '@memgate/adapters/services/context';
+import { createEmbedder } from '@memgate/adapters/services/embedder';
+import type { VectorIndex } from '@memgate/core';
 import { type PineconeEmulator, startPineconeEmulator } from '../../packages/adapters/src/pinecone/emulator/index.ts';
 import { buildTestBundles } from '../support/bundles.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
@@ -56,4 +60,31 @@ export async function startLambdaHarness(env: Record<string, string> = {}): Prom
       built.remove();
     },
   };
+}
+
+/**
+ * Whether the context store is wired into the services yet (`createContextServices` throws "not built yet" until
+ * it is). The proxy and context Lambdas build it at cold start, so their tests skip, saying why, until then.
+ */
+export function contextStoreBuilt(): boolean {
+  const documentClient = createDocumentClient({ endpoint: 'http://127.0.0.1:9' });
+  try {
+    createContextServices(
+      {
+        config: loadConfig({}),
+        documentClient,
+        tableName: 'probe',
+        vectorIndex: {} as VectorIndex,
+        clock: { now: () => new Date() },
+        log: () => {},
+      },
+      { embedder: createEmbedder(loadConfig({})) },
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof Error && /not built yet/.test(error.message)) return false;
+    throw error;
+  } finally {
+    documentClient.destroy();
+  }
 }
