@@ -111,7 +111,9 @@ export function createSettler(settings: Settings, report: CleanupReport) {
     }
     const all = [...records, ...extra];
     report.deletedVectors += await deleteVectorsOf(index, all);
-    await repository.deleteMany(all.map((record) => record._id));
+    // Chunk rows before document rows: a document left in `deleting` is how the next run finds its chunks.
+    await repository.deleteMany(all.filter((record) => record.kind === 'chunk').map((record) => record._id));
+    await repository.deleteMany(all.filter((record) => record.kind === 'document').map((record) => record._id));
     report.deletedRecords += all.length;
   }
 
