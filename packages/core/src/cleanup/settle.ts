@@ -112,8 +112,10 @@ export function createSettler(settings: Settings, report: CleanupReport) {
     const all = [...records, ...extra];
     report.deletedVectors += await deleteVectorsOf(index, all);
     // Chunk rows before document rows: a document left in `deleting` is how the next run finds its chunks.
-    await repository.deleteMany(all.filter((record) => record.kind === 'chunk').map((record) => record._id));
-    await repository.deleteMany(all.filter((record) => record.kind === 'document').map((record) => record._id));
+    for (const kind of ['chunk', 'document'] as const) {
+      const ids = all.filter((record) => record.kind === kind).map((record) => record._id);
+      if (ids.length > 0) await repository.deleteMany(ids);
+    }
     report.deletedRecords += all.length;
   }
 
