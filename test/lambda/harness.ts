@@ -1,8 +1,12 @@
 import { join } from 'node:path';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, loadConfig } from '@memgate/adapters';
+import { createChatServices } from '@memgate/adapters/services/chat';
 import { createContextServices } from '@memgate/adapters/services/context';
 import { createEmbedder } from '@memgate/adapters/services/embedder';
-import type { VectorIndex } from '@memgate/core';
+import type { ServiceInputs } from '@memgate/adapters/services/index';
+import type { ChatModel, ContextRepository, ContextStore, VectorIndex } from '@memgate/core';
+import { createContextApp, silentLogger } from '@memgate/http';
 import { type PineconeEmulator, startPineconeEmulator } from '../../packages/adapters/src/pinecone/emulator/index.ts';
 import { buildTestBundles } from '../support/bundles.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
@@ -86,5 +90,46 @@ export function contextStoreBuilt(): boolean {
     throw error;
   } finally {
     documentClient.destroy();
+  }
+}
+
+/** The DynamoDB ContextRepository the context services build (to inject records in tests). */
+export function contextRepositoryFor(table: { documentClient: DynamoDBDocumentClient; tableName: string }) {
+  const config = loadConfig({});
+  const services = createContextServices(
+    {
+      config,
+      documentClient: table.documentClient,
+      tableName: table.tableName,
+      vectorIndex: {} as VectorIndex,
+      clock: { now: () => new Date() },
+      log: () => {},
+    },
+    { embedder: createEmbedder(config) },
+  ) as { repository?: ContextRepository };
+  if (!services.repository) throw new Error('the context services expose no repository');
+  return services.repository;
+}
+
+/** Whether the context area's app has routes yet (its stub has none). */
+export function contextRoutesBuilt(): boolean {
+  const app = createContextApp({
+    verifier: async () => {
+      throw new Error('unused');
+    },
+    logger: silentLogger,
+    store: {} as ContextStore,
+  });
+  return app.routes.length > 0;
+}
+
+/** Whether the chat's services are built yet (`createChatServices` throws "not built yet" until they are). */
+export function chatBuilt(): boolean {
+  try {
+    createChatServices({} as ServiceInputs, { contextStore: {} as ContextStore, defaultModel: {} as ChatModel });
+    return true;
+  } catch (error) {
+    if (error instanceof Error && /not built yet/.test(error.message)) return false;
+    return true;
   }
 }
