@@ -1,2 +1,3 @@
 export { createDocumentClient, type DynamoOptions } from './client.ts';
+export { createDynamoContextRepository, type DynamoContextRepositoryOptions } from './context-repository.ts';
 export { ensureTable, type IndexName, TABLE_KEYS, tableDefinition } from './table.ts';

@@ -1,0 +1,95 @@
+import {
+  BatchGetCommand,
+  type BatchGetCommandInput,
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { invalid } from '@memgate/core';
+
+/** DynamoDB's per-request limits. */
+export const WRITE_BATCH = 25;
+export const READ_BATCH = 100;
+/** Batch requests in flight at once per call: enough to keep DynamoDB busy without a thundering herd. */
+const CONCURRENCY = 8;
+const MAX_ROUNDS = 12;
+
+type Key = Record<string, unknown>;
+type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+
+export function groupsOf<T>(items: readonly T[], size: number): T[][] {
+  const groups: T[][] = [];
+  for (let i = 0; i < items.length; i += size) groups.push(items.slice(i, i + size));
+  return groups;
+}
+
+async function inParallel<T>(items: readonly T[], run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await run(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}
+
+/** Exponential backoff with full jitter: unprocessed items mean the table is throttling us. */
+function backoff(round: number): Promise<void> {
+  const ceiling = Math.min(2000, 25 * 2 ** round);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
+
+/** Writes (puts or deletes) in groups of 25, several groups at once, retrying `UnprocessedItems` with backoff. */
+export async function batchWrite(
+  client: DynamoDBDocumentClient,
+  table: string,
+  requests: readonly WriteRequest[],
+): Promise<void> {
+  await inParallel(groupsOf(requests, WRITE_BATCH), async function writeGroup(group) {
+    let pending: WriteRequest[] = group;
+    for (let round = 0; pending.length > 0; round++) {
+      if (round >= MAX_ROUNDS) throw new Error(`DynamoDB left ${pending.length} writes unprocessed after retries`);
+      if (round > 0) await backoff(round);
+      const result = await client.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = (result.UnprocessedItems?.[table] ?? []) as WriteRequest[];
+    }
+  });
+}
+
+/** Strongly consistent reads in groups of 100, retrying `UnprocessedKeys` with backoff. Missing keys are absent. */
+export async function batchGet(
+  client: DynamoDBDocumentClient,
+  table: string,
+  keys: readonly Key[],
+  options: Pick<NonNullable<BatchGetCommandInput['RequestItems']>[string], 'ConsistentRead'> = {},
+): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  await inParallel(groupsOf(keys, READ_BATCH), async function readGroup(group) {
+    let pending: Key[] = group;
+    for (let round = 0; pending.length > 0; round++) {
+      if (round >= MAX_ROUNDS) throw new Error(`DynamoDB left ${pending.length} reads unprocessed after retries`);
+      if (round > 0) await backoff(round);
+      const result = await client.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ...options } } }),
+      );
+      found.push(...((result.Responses?.[table] ?? []) as Record<string, unknown>[]));
+      pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
+    }
+  });
+  return found;
+}
+
+/** Opaque pagination cursor: DynamoDB's LastEvaluatedKey as base64url JSON. */
+export function encodeCursor(key: Record<string, unknown> | undefined): string | null {
+  return key ? Buffer.from(JSON.stringify(key)).toString('base64url') : null;
+}
+
+/** A cursor that is not one of ours (tampered, truncated) is the caller's mistake: 400 naming `cursor`. */
+export function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
+  if (!cursor) return undefined;
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (typeof key === 'object' && key !== null && !Array.isArray(key)) return key as Record<string, unknown>;
+  } catch {
+    // below
+  }
+  throw invalid('is not a cursor returned by this listing', 'cursor');
+}

@@ -1,0 +1,59 @@
+import type { ContextRecord, RecordStatus, TenantKey } from '@memgate/core';
+import { TABLE_KEYS } from './table.ts';
+
+const { indexes } = TABLE_KEYS;
+
+/** Every key this module writes starts with `ctx#`, so context items never collide with other items of the table. */
+export const RECORD_SORT_KEY = 'ctx';
+export const UNSETTLED_PARTITION = 'ctx#unsettled';
+
+export const recordKey = (id: string) => ({ pk: `ctx#${id}`, sk: RECORD_SORT_KEY });
+export const tenantPartition = (tenant: TenantKey) => `ctx#${tenant}`;
+export const ownerPartition = (userId: string) => `ctx#owner#${userId}`;
+/** Newest-first order inside a partition; the id breaks ties between records created at the same instant. */
+export const newestKey = (record: Pick<ContextRecord, 'createdAt' | '_id'>) => `${record.createdAt}#${record._id}`;
+export const unsettledKey = (updatedAt: string, id: string) => `${updatedAt}#${id}`;
+
+/** The attributes that put an item in the unsettled index (or remove it): present exactly when not `indexed`. */
+export function unsettledAttributes(status: RecordStatus, updatedAt: string, id: string) {
+  return status === 'indexed'
+    ? undefined
+    : { [indexes.unsettled.partition]: UNSETTLED_PARTITION, [indexes.unsettled.sort]: unsettledKey(updatedAt, id) };
+}
+
+/** The DynamoDB item of a record: the record's own fields plus keys for the table and its sparse indexes. */
+export function toItem(record: ContextRecord): Record<string, unknown> {
+  const order = newestKey(record);
+  const { content, ...rest } = record;
+  return {
+    ...rest,
+    // A chunk's content is its text: stored once, restored on read (halves the item size of a chunk).
+    ...(content === record.text && record.kind === 'chunk' ? {} : { content }),
+    ...recordKey(record._id),
+    [indexes.byTenant.partition]: tenantPartition(record.tenant),
+    [indexes.byTenant.sort]: order,
+    [indexes.byOwner.partition]: ownerPartition(record.user_id),
+    [indexes.byOwner.sort]: order,
+    ...(record.kind === 'document'
+      ? {
+          [indexes.documentsByTenant.partition]: tenantPartition(record.tenant),
+          [indexes.documentsByTenant.sort]: order,
+        }
+      : {}),
+    ...unsettledAttributes(record.status, record.updatedAt, record._id),
+  };
+}
+
+const KEY_ATTRIBUTES = new Set<string>([
+  TABLE_KEYS.partition,
+  TABLE_KEYS.sort,
+  ...Object.values(indexes).flatMap((index) => [index.partition, index.sort]),
+]);
+
+/** The record an item stores, without the table's key attributes. */
+export function fromItem(item: Record<string, unknown>): ContextRecord {
+  const record: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(item)) if (!KEY_ATTRIBUTES.has(name)) record[name] = value;
+  if (!('content' in record)) record.content = record.text;
+  return record as unknown as ContextRecord;
+}

@@ -1,0 +1,235 @@
+/*
+ * Data model of context records in the single table (see table.ts for the key attributes):
+ *
+ *   item                      pk            sk    gsi1 byTenant          gsi2 byOwner            gsi3 documentsByTenant  gsi4 unsettled
+ *   document or chunk record  ctx#<id>      ctx   ctx#<tenant>           ctx#owner#<user_id>     (documents only)        ctx#unsettled
+ *                                                 <createdAt>#<id>       <createdAt>#<id>        ctx#<tenant>, same sk   <updatedAt>#<id>
+ *
+ * - One item per record, addressed by id alone (search reads hits by id in one BatchGet). Record fields are stored as
+ *   they are; a chunk's `content` equals its `text` and is stored once.
+ * - byTenant/byOwner/documentsByTenant are read newest first (ScanIndexForward false). The documents index is sparse:
+ *   only document records carry gsi3 keys, so view/docs and delete-by-document never page through chunks.
+ * - unsettled is sparse too: an item carries gsi4 keys exactly while its status is not `indexed`. Transitions set or
+ *   remove them in the same conditional update that changes the status, so the cleanup's work list is exact.
+ *   (One partition: unsettled records are few and short-lived; shard it if that ever stops being true.)
+ * - Cursors are DynamoDB's LastEvaluatedKey, base64url JSON, opaque to callers.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus } from '@memgate/core';
+import { batchGet, batchWrite, decodeCursor, encodeCursor } from './batch.ts';
+import {
+  fromItem,
+  ownerPartition,
+  recordKey,
+  tenantPartition,
+  toItem,
+  UNSETTLED_PARTITION,
+  unsettledKey,
+} from './context-items.ts';
+import { TABLE_KEYS } from './table.ts';
+
+const { indexes } = TABLE_KEYS;
+/** Conditional updates in flight at once for one transition call. */
+const TRANSITION_CONCURRENCY = 16;
+
+export interface DynamoContextRepositoryOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  clock: Clock;
+}
+
+/** ContextRepository over one DynamoDB table (data model above). */
+export function createDynamoContextRepository({
+  client,
+  tableName,
+  clock,
+}: DynamoContextRepositoryOptions): ContextRepository {
+  /** Pages through one index until `limit` items are collected (a Query also stops at 1 MB). */
+  async function queryPage(
+    input: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<Page<ContextRecord>> {
+    const items: ContextRecord[] = [];
+    let start = decodeCursor(cursor);
+    do {
+      const result = await client.send(
+        new QueryCommand({ ...input, TableName: tableName, Limit: limit - items.length, ExclusiveStartKey: start }),
+      );
+      for (const item of result.Items ?? []) items.push(fromItem(item));
+      start = result.LastEvaluatedKey;
+    } while (start && items.length < limit);
+    return { items, nextCursor: encodeCursor(start) };
+  }
+
+  function listNewestFirst(
+    index: 'byTenant' | 'byOwner' | 'documentsByTenant',
+    partition: string,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<Page<ContextRecord>> {
+    const keys = indexes[index];
+    return queryPage(
+      {
+        IndexName: index,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': keys.partition },
+        ExpressionAttributeValues: { ':pk': partition },
+        ScanIndexForward: false,
+      },
+      cursor,
+      limit,
+    );
+  }
+
+  /** One conditional update: moves the record only from an allowed status; false when it was not there. */
+  async function transitionOne(id: string, from: readonly RecordStatus[], to: RecordStatus): Promise<boolean> {
+    const now = clock.now().toISOString();
+    const fromValues = Object.fromEntries(from.map((status, i) => [`:from${i}`, status]));
+    const unsettled = to === 'indexed';
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: recordKey(id),
+          ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(fromValues).join(', ')})`,
+          UpdateExpression: unsettled
+            ? 'SET #status = :to, #indexed = :indexed, #updatedAt = :now REMOVE #upk, #usk'
+            : 'SET #status = :to, #indexed = :indexed, #updatedAt = :now, #upk = :upk, #usk = :usk',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#indexed': 'indexed',
+            '#updatedAt': 'updatedAt',
+            '#upk': indexes.unsettled.partition,
+            '#usk': indexes.unsettled.sort,
+          },
+          ExpressionAttributeValues: {
+            ...fromValues,
+            ':to': to,
+            ':indexed': to === 'indexed',
+            ':now': now,
+            ...(unsettled ? {} : { ':upk': UNSETTLED_PARTITION, ':usk': unsettledKey(now, id) }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async function getMany(ids: readonly string[]): Promise<ContextRecord[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const items = await batchGet(client, tableName, unique.map(recordKey), { ConsistentRead: true });
+    const byId = new Map(items.map((item) => [item._id as string, fromItem(item)]));
+    // Callers get records in the order they asked for them.
+    return unique.flatMap((id) => (byId.has(id) ? [byId.get(id) as ContextRecord] : []));
+  }
+
+  return {
+    async putMany(records) {
+      // Duplicate keys in one BatchWrite are refused: the last version of a record wins.
+      const latest = new Map(records.map((record) => [record._id, record]));
+      await batchWrite(
+        client,
+        tableName,
+        [...latest.values()].map((record) => ({ PutRequest: { Item: toItem(record) } })),
+      );
+    },
+
+    getMany,
+
+    async get(id) {
+      const [record] = await getMany([id]);
+      return record;
+    },
+
+    async transition(ids, from, to) {
+      const unique = [...new Set(ids)];
+      if (unique.length === 0 || from.length === 0) return [];
+      const moved: string[] = [];
+      let next = 0;
+      const worker = async () => {
+        while (next < unique.length) {
+          const id = unique[next++] as string;
+          if (await transitionOne(id, from, to)) moved.push(id);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(TRANSITION_CONCURRENCY, unique.length) }, worker));
+      return unique.filter((id) => moved.includes(id));
+    },
+
+    async deleteMany(ids) {
+      const unique = [...new Set(ids)];
+      await batchWrite(
+        client,
+        tableName,
+        unique.map((id) => ({ DeleteRequest: { Key: recordKey(id) } })),
+      );
+    },
+
+    listByTenant(tenant, { documentsOnly = false, cursor, limit }) {
+      return listNewestFirst(documentsOnly ? 'documentsByTenant' : 'byTenant', tenantPartition(tenant), cursor, limit);
+    },
+
+    async listByOwner(userId, { documentsOnly = false, cursor, limit }) {
+      if (!documentsOnly) return listNewestFirst('byOwner', ownerPartition(userId), cursor, limit);
+      // No documents-by-owner index: filter the owner's partition (the cursor still advances over chunks).
+      const keys = indexes.byOwner;
+      return queryPage(
+        {
+          IndexName: 'byOwner',
+          KeyConditionExpression: '#pk = :pk',
+          FilterExpression: '#kind = :document',
+          ExpressionAttributeNames: { '#pk': keys.partition, '#kind': 'kind' },
+          ExpressionAttributeValues: { ':pk': ownerPartition(userId), ':document': 'document' },
+          ScanIndexForward: false,
+        },
+        cursor,
+        limit,
+      );
+    },
+
+    listUnsettled({ before, cursor, limit }) {
+      const keys = indexes.unsettled;
+      return queryPage(
+        {
+          IndexName: 'unsettled',
+          KeyConditionExpression: '#pk = :pk AND #sk < :before',
+          ExpressionAttributeNames: { '#pk': keys.partition, '#sk': keys.sort },
+          ExpressionAttributeValues: { ':pk': UNSETTLED_PARTITION, ':before': before },
+          ScanIndexForward: true,
+        },
+        cursor,
+        limit,
+      );
+    },
+
+    async countAttempt(id) {
+      try {
+        const result = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: recordKey(id),
+            ConditionExpression: 'attribute_exists(pk)',
+            UpdateExpression: 'ADD attempts :one',
+            ExpressionAttributeValues: { ':one': 1 },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        return Number(result.Attributes?.attempts ?? 0);
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return 0;
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { type Principal, tenantOf } from '../../auth/index.ts';
+import { vectorItemOf } from '../../cleanup/vectors.ts';
+import { invalid } from '../../errors/index.ts';
+import type { ContextRecord } from '../record.ts';
+import type { AddInput, AddResult } from '../service.ts';
+import { resolveOwner } from './access.ts';
+import { type ContextStoreDeps, indexingFailed } from './deps.ts';
+import { isChunkOf } from './ids.ts';
+import { type BuiltDocument, buildDocument, chainDocuments } from './records.ts';
+
+export const MAX_DOCUMENTS = 100;
+export const MAX_DOCUMENT_CHARS = 1_000_000;
+
+/** `modalities` as an array or a comma-separated string (DESIGN.md section 3); default `["text"]`. */
+export function parseModalities(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
+  const names = list.filter((item): item is string => typeof item === 'string').map((item) => item.trim());
+  const kept = [...new Set(names.filter((name) => name !== ''))];
+  return kept.length > 0 ? kept : ['text'];
+}
+
+function parseTags(input: AddInput): string[] {
+  const value = input.tags ?? input.metadata?.tags;
+  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
+  return [...new Set(list.filter((tag): tag is string => typeof tag === 'string' && tag.trim() !== ''))].map((tag) =>
+    tag.trim(),
+  );
+}
+
+function validateDocuments(input: AddInput): void {
+  if (!Array.isArray(input.documents) || input.documents.length === 0) {
+    throw invalid('documents: at least one document with non-empty content is required', 'documents');
+  }
+  if (input.documents.length > MAX_DOCUMENTS) {
+    throw invalid(`documents: at most ${MAX_DOCUMENTS} documents per request`, 'documents');
+  }
+  input.documents.forEach((document, i) => {
+    if (typeof document?.content !== 'string') throw invalid('must be a string', `documents[${i}].content`);
+    if (document.content.length > MAX_DOCUMENT_CHARS) {
+      throw invalid(`at most ${MAX_DOCUMENT_CHARS} characters`, `documents[${i}].content`);
+    }
+  });
+  if (input.documents.every((document) => document.content.trim() === '')) {
+    throw invalid('documents: at least one document with non-empty content is required', 'documents');
+  }
+}
+
+/**
+ * Old chunks of re-added documents that the new version no longer has (the chunking changed since): they are
+ * hidden before the new rows are written and removed after.
+ */
+function staleChunks(existing: readonly ContextRecord[], built: ReadonlyMap<string, BuiltDocument>): string[] {
+  return existing.flatMap((old) => {
+    const fresh = new Set(built.get(old._id)?.document.children_context_nodes ?? []);
+    return old.children_context_nodes.filter((id) => isChunkOf(id, old._id) && !fresh.has(id));
+  });
+}
+
+/** Adds documents (DESIGN.md section 3). Rows first, then vectors, then the documents become visible. */
+export async function addDocuments(deps: ContextStoreDeps, principal: Principal, input: AddInput): Promise<AddResult> {
+  validateDocuments(input);
+  const { ownerId, organizationId } = resolveOwner(principal, input.user_id, input.organization_id);
+  const tenant = tenantOf(ownerId, organizationId);
+  const metadata = input.metadata ?? {};
+  const ctx = {
+    ownerId,
+    organizationId,
+    tenant,
+    source: input.source,
+    contextType: input.context_type ?? 'resource',
+    scope: input.scope ?? 'internal',
+    metadata,
+    modalities: parseModalities(metadata.modalities),
+    tags: parseTags(input),
+    now: deps.clock.now().toISOString(),
+  } as const;
+  const inputs = input.documents.filter((document) => document.content.trim() !== '');
+  const built = inputs.map((document, position) => buildDocument(document, ctx, position));
+  if (input.chained) chainDocuments(built);
+  // The same document twice in one request is one document (and one set of keys in a batch write).
+  const unique = new Map(built.map((item) => [item.document._id, item]));
+
+  const existing = await deps.repository.getMany([...unique.keys()]);
+  for (const old of existing) {
+    const item = unique.get(old._id);
+    if (!item) continue;
+    for (const record of [item.document, ...item.chunks]) record.createdAt = old.createdAt;
+  }
+  const stale = staleChunks(existing, unique);
+  if (stale.length > 0) await deps.repository.transition(stale, ['pending', 'indexed', 'failed'], 'deleting');
+
+  const documents = [...unique.values()].map((item) => item.document);
+  const chunks = [...unique.values()].flatMap((item) => item.chunks);
+  const embedding = deps.embedder.embed(
+    chunks.map((chunk) => chunk.text),
+    'document',
+  );
+  // Rows before vectors (the orphan sweep relies on it); embedding runs meanwhile.
+  const [, vectors] = await Promise.all([
+    deps.repository.putMany([...documents, ...chunks]),
+    embedding.catch((error: unknown) => {
+      throw indexingFailed('embedding the documents failed; nothing was added, retry the request', error);
+    }),
+  ]);
+  try {
+    await deps.index.upsert(
+      tenant,
+      chunks.map((chunk, i) => vectorItemOf(chunk, vectors[i] as Float32Array)),
+    );
+  } catch (error) {
+    throw indexingFailed(
+      'the vector store failed while indexing; the documents stay hidden (the cleanup indexes them later), retry the request',
+      error,
+    );
+  }
+  await deps.repository.transition([...unique.keys()], ['pending'], 'indexed');
+  if (stale.length > 0) {
+    try {
+      await deps.index.delete(tenant, stale);
+      await deps.repository.deleteMany(stale);
+    } catch (error) {
+      // Already hidden; the cleanup finishes removing them. The add itself succeeded.
+      deps.log?.('warn', 'context add: removing replaced chunks failed, left to the cleanup', {
+        chunks: stale.length,
+        error: String(error),
+      });
+    }
+  }
+  return {
+    contextIds: built.map((item) => item.document._id),
+    documents: built.map((item) => ({
+      contextId: item.document._id,
+      fileName: item.document.metadata.file_name,
+      chunks: item.chunks.length,
+    })),
+  };
+}

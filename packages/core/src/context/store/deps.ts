@@ -1,0 +1,33 @@
+import type { Clock } from '../../clock.ts';
+import { MemgateError } from '../../errors/index.ts';
+import type { ContextRepository, Embedder, VectorIndex } from '../ports.ts';
+
+export type StoreLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+
+export interface ContextStoreDeps {
+  repository: ContextRepository;
+  index: VectorIndex;
+  embedder: Embedder;
+  clock: Clock;
+  /** Where work left to the cleanup is reported (a delete whose vector removal failed). */
+  log?: StoreLog;
+}
+
+/** A failure of the embedder or the vector store, as a 500 a caller can understand (no internals in the text). */
+export function indexingFailed(what: string, cause: unknown): MemgateError {
+  return new MemgateError('internal', 'indexing_failed', what, { cause });
+}
+
+/** Runs `run` over `items` with at most `limit` at once, keeping result order. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < items.length) {
+      const position = next++;
+      results[position] = await run(items[position] as T);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,39 @@
+import type { ContextStore } from '../service.ts';
+import { addDocuments } from './add.ts';
+import { deleteContext } from './delete.ts';
+import type { ContextStoreDeps } from './deps.ts';
+import { searchContext } from './search.ts';
+import { viewContext, viewDocuments } from './view.ts';
+
+export { MAX_DOCUMENT_CHARS, MAX_DOCUMENTS, parseModalities } from './add.ts';
+export type { ContextStoreDeps, StoreLog } from './deps.ts';
+export { chunkIdOf, documentIdOf } from './ids.ts';
+export { DEFAULT_TOP_K, MAX_QUERY_CHARS, MAX_TOP_K } from './search.ts';
+export { DEFAULT_VIEW_LIMIT, MAX_VIEW_LIMIT } from './view.ts';
+
+/**
+ * The context store over a repository (rows), a vector index and an embedder (DESIGN.md section 3).
+ * Consistency without transactions: a document row is the gate of its chunks. An add writes the document
+ * `pending` and its chunk rows, then vectors, then moves the document to `indexed`; a delete moves documents to
+ * `deleting` first, then removes vectors, then rows. Search and view show a chunk only when it and its document
+ * are `indexed`, and search checks every vector hit against the rows, so a stale vector never shows.
+ */
+export function createContextStore(deps: ContextStoreDeps): ContextStore {
+  return {
+    add: function add(principal, input) {
+      return addDocuments(deps, principal, input);
+    },
+    search: function search(principal, input) {
+      return searchContext(deps, principal, input);
+    },
+    delete: function remove(principal, input) {
+      return deleteContext(deps, principal, input);
+    },
+    view: function view(principal, input) {
+      return viewContext(deps, principal, input);
+    },
+    viewDocs: function viewDocs(principal, input) {
+      return viewDocuments(deps, principal, input);
+    },
+  };
+}

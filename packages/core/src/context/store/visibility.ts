@@ -1,0 +1,44 @@
+import type { ContextRepository } from '../ports.ts';
+import type { ContextRecord } from '../record.ts';
+
+/**
+ * A chunk is visible when it and its document are both `indexed` and the document still lists it. The document's
+ * status gates its chunks, so an add writes each chunk row once and a delete hides a whole document with one write.
+ */
+export function isVisibleChunk(chunk: ContextRecord, document: ContextRecord | undefined): boolean {
+  return (
+    chunk.status === 'indexed' && document?.status === 'indexed' && document.children_context_nodes.includes(chunk._id)
+  );
+}
+
+/** Reads the chunks behind vector hits and their documents in one batch; returns the visible chunks by id. */
+export async function visibleChunks(
+  repository: ContextRepository,
+  hits: readonly { id: string; metadata: { documentId: string } }[],
+): Promise<Map<string, ContextRecord>> {
+  const ids = new Set<string>();
+  for (const hit of hits) ids.add(hit.id).add(hit.metadata.documentId);
+  const records = new Map((await repository.getMany([...ids])).map((record) => [record._id, record]));
+  const visible = new Map<string, ContextRecord>();
+  for (const hit of hits) {
+    const chunk = records.get(hit.id);
+    if (chunk?.kind === 'chunk' && isVisibleChunk(chunk, records.get(chunk.document_id))) visible.set(chunk._id, chunk);
+  }
+  return visible;
+}
+
+/** Keeps the records of a listing page that may be shown; chunks whose document is not on the page are read. */
+export async function visibleRecords(
+  repository: ContextRepository,
+  records: readonly ContextRecord[],
+): Promise<ContextRecord[]> {
+  const indexed = records.filter((record) => record.status === 'indexed');
+  const documents = new Map(indexed.filter((r) => r.kind === 'document').map((record) => [record._id, record]));
+  const missing = [
+    ...new Set(indexed.filter((r) => r.kind === 'chunk' && !documents.has(r.document_id)).map((r) => r.document_id)),
+  ];
+  if (missing.length > 0) for (const record of await repository.getMany(missing)) documents.set(record._id, record);
+  return indexed.filter(
+    (record) => record.kind === 'document' || isVisibleChunk(record, documents.get(record.document_id)),
+  );
+}
