@@ -52,6 +52,21 @@ describe('Lambda bundles', () => {
     }
   });
 
+  it('bundles one copy of zod with English messages only, and the AWS SDK from the runtime', () => {
+    for (const bundle of built.bundles.values()) {
+      const zodRoots = new Set(
+        bundle.inputs.map((input) => /((?:packages\/\w+\/)?node_modules\/zod)\//.exec(input)?.[1]).filter(Boolean),
+      );
+      expect(zodRoots.size, bundle.name).toBeLessThanOrEqual(1);
+      const locales = bundle.inputs.filter((input) => /zod\/v4\/locales\/(?!en\.js|english-only\.js)/.test(input));
+      expect(locales, bundle.name).toEqual([]);
+      expect(
+        bundle.inputs.filter((input) => /node_modules\/@aws-sdk\//.test(input)),
+        bundle.name,
+      ).toEqual([]);
+    }
+  });
+
   it('keeps the context and cleanup bundles within 1 MB', () => {
     for (const bundle of built.bundles.values()) {
       if (KNOWN_OVERSIZE.has(bundle.name)) continue;
