@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { loadConfig, type ServiceInputs } from '@memgate/adapters';
+import { createContextServices } from '@memgate/adapters/services/context';
+import { createEmbedder } from '@memgate/adapters/services/embedder';
+import { createProxyServices } from '@memgate/adapters/services/proxy';
+import { type Principal, systemClock } from '@memgate/core';
+import { createBackgroundWork, createProxyApp, createTokenVerifier, silentLogger } from '@memgate/http';
+import { createLocalVectorIndex } from '@memgate/local/vector-index/index';
+import OpenAI from 'openai';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestTable } from '../support/dynamo.ts';
+import { TEST_SECRET, tokenFor } from '../support/tokens.ts';
+
+// The proxy on the real local pieces: DynamoDB Local, the embedded vector index, the lexical embedder.
+const dir = mkdtempSync(join(tmpdir(), 'memgate-proxy-'));
+const table = await createTestTable('proxy');
+const vectorIndex = await createLocalVectorIndex({ dir });
+const inputs: ServiceInputs = {
+  config: loadConfig({ TABLE_NAME: table.tableName }),
+  documentClient: table.documentClient,
+  tableName: table.tableName,
+  vectorIndex,
+  clock: systemClock,
+  log: () => {},
+};
+const embedder = createEmbedder(inputs.config);
+// Built piece by piece rather than with createServices, so this test does not depend on the chat area's services.
+const context = createContextServices(inputs, { embedder });
+const services = { context, proxy: createProxyServices(inputs, { embedder, contextStore: context.store }) };
+const background = createBackgroundWork((error) => {
+  throw error;
+});
+const app = createProxyApp({
+  ...services.proxy,
+  background,
+  verifier: createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET }),
+  logger: silentLogger,
+});
+const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+  const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
+});
+const { port } = server.address() as { port: number };
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await vectorIndex.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('proxy route B on the real context store', () => {
+  it('answers from a stored document and stores the exchange as a conversation record', async () => {
+    const principal: Principal = { userId: 'erin', orgs: [], scopes: new Set(['context:read', 'context:write']) };
+    const store = services.context.store;
+    await store.add(principal, {
+      documents: [
+        {
+          fileName: 'kitchen.md',
+          content: 'The dishwasher runs every evening at eight. Coffee beans are kept in the top left cupboard.',
+        },
+      ],
+    });
+    const client = new OpenAI({
+      baseURL: `http://127.0.0.1:${port}/api/v1/proxy/default`,
+      apiKey: await tokenFor('erin', { scope: 'proxy' }),
+      maxRetries: 0,
+    });
+    const completion = await client.chat.completions.create({
+      model: 'memgate/default',
+      messages: [{ role: 'user', content: 'Where are the coffee beans kept?' }],
+    });
+    expect(completion.choices[0]?.message.content).toBe('Coffee beans are kept in the top left cupboard.');
+    await background.idle();
+    // Asked again, the stored exchange is context too: the answer is not the question echoed, nor doubled.
+    const again = await client.chat.completions.create({
+      model: 'memgate/default',
+      messages: [{ role: 'user', content: 'Where are the coffee beans kept?' }],
+    });
+    expect(again.choices[0]?.message.content).toBe('Coffee beans are kept in the top left cupboard.');
+    await background.idle();
+    const view = await store.view(principal, { context_type: 'conversation' });
+    const texts = view.items.map((record) => record.text ?? '').join('\n');
+    expect(texts).toContain('Where are the coffee beans kept?');
+  });
+});
