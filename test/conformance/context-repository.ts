@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import type { ContextRecord, ContextRepository, RecordStatus, TenantKey } from '@memgate/core';
+import { describe, expect, it } from 'vitest';
+
+/** A minimal valid record; every field can be overridden. */
+export function recordFor(overrides: Partial<ContextRecord> = {}): ContextRecord {
+  const id = overrides._id ?? `rec-${randomUUID()}`;
+  return {
+    _id: id,
+    kind: 'chunk',
+    user_id: 'user-1',
+    organization_id: null,
+    parent_context_nodes: [],
+    children_context_nodes: [],
+    context_type: 'resource',
+    tags: [],
+    source: 'src',
+    content: 'some text',
+    blob: null,
+    indexed: true,
+    indexable: true,
+    governing_policies: null,
+    override_policy: false,
+    telemetry_data: {},
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    scopes: ['internal'],
+    metadata: { size: 9, file_name: 'f.txt', doc_type: 'text/plain', modalities: ['text'] },
+    corresponding_vector_id: id,
+    text: 'some text',
+    status: 'indexed',
+    tenant: 'user:user-1',
+    document_id: 'doc-1',
+    attempts: 0,
+    ...overrides,
+  };
+}
+
+async function all(list: (cursor?: string) => Promise<{ items: ContextRecord[]; nextCursor: string | null }>) {
+  const items: ContextRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await list(cursor);
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return items;
+}
+
+/** The ContextRepository port's contract, run by every adapter. Each test uses fresh tenants and owners. */
+export function contextRepositoryConformance(
+  name: string,
+  factory: () => ContextRepository | Promise<ContextRepository>,
+) {
+  describe(`ContextRepository conformance: ${name}`, () => {
+    const fresh = () => randomUUID().slice(0, 8);
+
+    it('puts and reads back records exactly, in the asked order; missing ids are absent', async () => {
+      const repository = await factory();
+      const a = recordFor({
+        kind: 'document',
+        content: { chunks: 1 },
+        text: '',
+        metadata: { size: 1, file_name: 'x', doc_type: 'd', modalities: ['text'], extra: 'kept' },
+      });
+      const b = recordFor({ organization_id: 'org-1', tenant: 'org:org-1', blob: { any: [1, 2] } });
+      await repository.putMany([a, b]);
+      expect(await repository.getMany([b._id, 'missing', a._id])).toEqual([b, a]);
+      expect(await repository.get(a._id)).toEqual(a);
+      expect(await repository.get('missing')).toBeUndefined();
+    });
+
+    it('writes and reads more than one batch (25 writes, 100 reads)', async () => {
+      const repository = await factory();
+      const records = Array.from({ length: 230 }, () => recordFor());
+      await repository.putMany(records);
+      const read = await repository.getMany(records.map((record) => record._id));
+      expect(read.map((record) => record._id)).toEqual(records.map((record) => record._id));
+      await repository.deleteMany(records.map((record) => record._id));
+      expect(await repository.getMany(records.map((record) => record._id))).toEqual([]);
+    });
+
+    it('lists a tenant newest first across pages, documents only when asked', async () => {
+      const repository = await factory();
+      const tenant: TenantKey = `user:${fresh()}`;
+      const records = Array.from({ length: 7 }, (_, i) =>
+        recordFor({ tenant, kind: i % 2 === 0 ? 'document' : 'chunk', createdAt: `2026-01-0${i + 1}T00:00:00.000Z` }),
+      );
+      await repository.putMany(records);
+      const listed = await all((cursor) => repository.listByTenant(tenant, { limit: 3, cursor }));
+      expect(listed.map((record) => record._id)).toEqual([...records].reverse().map((record) => record._id));
+      const documents = await all((cursor) =>
+        repository.listByTenant(tenant, { limit: 2, cursor, documentsOnly: true }),
+      );
+      expect(documents.map((record) => record.kind)).toEqual(['document', 'document', 'document', 'document']);
+    });
+
+    it('lists an owner across tenants', async () => {
+      const repository = await factory();
+      const owner = fresh();
+      await repository.putMany([
+        recordFor({ user_id: owner, tenant: `user:${owner}` }),
+        recordFor({ user_id: owner, tenant: 'org:shared', kind: 'document' }),
+        recordFor({ user_id: 'someone-else', tenant: `user:${owner}` }),
+      ]);
+      expect(await all((cursor) => repository.listByOwner(owner, { limit: 1, cursor }))).toHaveLength(2);
+      expect(
+        await all((cursor) => repository.listByOwner(owner, { limit: 1, cursor, documentsOnly: true })),
+      ).toHaveLength(1);
+    });
+
+    it('transitions only from the allowed statuses, keeping indexed in step, and reports who moved', async () => {
+      const repository = await factory();
+      const pending = recordFor({ status: 'pending', indexed: false });
+      const deleting = recordFor({ status: 'deleting', indexed: false });
+      await repository.putMany([pending, deleting]);
+      const moved = await repository.transition([pending._id, deleting._id, 'missing'], ['pending'], 'indexed');
+      expect(moved).toEqual([pending._id]);
+      expect(await repository.get(pending._id)).toMatchObject({ status: 'indexed', indexed: true });
+      expect(await repository.get(deleting._id)).toMatchObject({ status: 'deleting' });
+      expect(await repository.transition([pending._id], ['pending'], 'indexed')).toEqual([]);
+    });
+
+    it('two concurrent transitions of the same record: exactly one wins', async () => {
+      const repository = await factory();
+      const record = recordFor({ status: 'pending', indexed: false });
+      await repository.putMany([record]);
+      const [a, b] = await Promise.all([
+        repository.transition([record._id], ['pending'], 'indexed'),
+        repository.transition([record._id], ['pending'], 'deleting'),
+      ]);
+      expect(a.length + b.length).toBe(1);
+    });
+
+    it('lists unsettled records older than `before`, oldest first, and forgets them once indexed', async () => {
+      const repository = await factory();
+      const statuses: RecordStatus[] = ['pending', 'deleting', 'failed', 'indexed'];
+      const records = statuses.map((status, i) =>
+        recordFor({ status, indexed: status === 'indexed', updatedAt: `2020-01-0${i + 1}T00:00:00.000Z` }),
+      );
+      await repository.putMany(records);
+      const ids = new Set(records.map((record) => record._id));
+      const mine = async (before: string) =>
+        (await all((cursor) => repository.listUnsettled({ before, limit: 2, cursor })))
+          .filter((record) => ids.has(record._id))
+          .map((record) => record.status);
+      expect(await mine('2020-01-03T00:00:00.000Z')).toEqual(['pending', 'deleting']);
+      expect(await mine('2020-02-01T00:00:00.000Z')).toEqual(['pending', 'deleting', 'failed']);
+      await repository.transition([records[0]?._id as string], ['pending'], 'indexed');
+      expect(await mine('2020-02-01T00:00:00.000Z')).toEqual(['deleting', 'failed']);
+    });
+
+    it('counts attempts per record; a missing record counts 0', async () => {
+      const repository = await factory();
+      const record = recordFor({ status: 'pending', indexed: false });
+      await repository.putMany([record]);
+      expect(await repository.countAttempt(record._id)).toBe(1);
+      expect(await repository.countAttempt(record._id)).toBe(2);
+      expect(await repository.countAttempt('missing')).toBe(0);
+    });
+  });
+}
