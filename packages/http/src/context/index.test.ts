@@ -1,0 +1,62 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { ContextStore } from '@memgate/core';
+import { describe, expect, it } from 'vitest';
+import { TEST_SECRET, tokenFor } from '../../../../test/support/tokens.ts';
+import { createTokenVerifier } from '../auth/index.ts';
+import { registerDocs } from '../docs/index.ts';
+import { silentLogger } from '../observability/index.ts';
+import { createContextApp } from './index.ts';
+
+const unused = () => Promise.reject(new Error('not called'));
+
+function appWith(store: Partial<ContextStore>) {
+  const app = new OpenAPIHono();
+  const full = { add: unused, search: unused, delete: unused, view: unused, viewDocs: unused, ...store };
+  app.route(
+    '/',
+    createContextApp({
+      verifier: createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET }),
+      logger: silentLogger,
+      store: full as ContextStore,
+    }),
+  );
+  registerDocs(app);
+  return app;
+}
+
+describe('context routes', () => {
+  it('publish the five routes in the OpenAPI document', async () => {
+    const doc = await (await appWith({}).request('/api/v1/openapi.json')).json();
+    for (const path of ['add', 'search', 'delete', 'view', 'view/docs']) {
+      expect(doc.paths).toHaveProperty([`/api/v1/context/${path}`]);
+    }
+    expect(doc.paths['/api/v1/context/add'].post.requestBody.content['application/json'].schema).toBeDefined();
+  });
+
+  it('hide an internal failure behind a 500 in the context format', async () => {
+    const app = appWith({ viewDocs: () => Promise.reject(new Error('secret detail')) });
+    const response = await app.request('/api/v1/context/view/docs', {
+      headers: { authorization: `Bearer ${await tokenFor('u1', { scope: 'context:read' })}` },
+    });
+    expect(response.status).toBe(500);
+    const body = await response.json();
+    expect(body).toEqual({ response: 'internal server error', error: 'internal_error' });
+  });
+
+  it('read JSON without a content-type header and convert "false" for chained', async () => {
+    let seen: unknown;
+    const app = appWith({
+      add: async (_principal, input) => {
+        seen = input.chained;
+        return { contextIds: [], documents: [] };
+      },
+    });
+    const response = await app.request('/api/v1/context/add', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await tokenFor('u1', { scope: 'context:write' })}` },
+      body: JSON.stringify({ documents: [{ content: 'x' }], chained: 'false' }),
+    });
+    expect(response.status).toBe(201);
+    expect(seen).toBe(false);
+  });
+});
