@@ -96,7 +96,7 @@ export function contextStoreBuilt(): boolean {
 /** The DynamoDB ContextRepository the context services build (to inject records in tests). */
 export function contextRepositoryFor(table: { documentClient: DynamoDBDocumentClient; tableName: string }) {
   const config = loadConfig({});
-  const services = createContextServices(
+  return createContextServices(
     {
       config,
       documentClient: table.documentClient,
@@ -106,9 +106,7 @@ export function contextRepositoryFor(table: { documentClient: DynamoDBDocumentCl
       log: () => {},
     },
     { embedder: createEmbedder(config) },
-  ) as { repository?: ContextRepository };
-  if (!services.repository) throw new Error('the context services expose no repository');
-  return services.repository;
+  ).repository;
 }
 
 /** Whether the context area's app has routes yet (its stub has none). */

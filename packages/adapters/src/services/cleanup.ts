@@ -1,4 +1,4 @@
-import { type CleanupReport, type ContextRepository, type ExpiringItems, runCleanup } from '@memgate/core';
+import { type CleanupReport, type ExpiringItems, runCleanup } from '@memgate/core';
 import { createContextServices } from './context.ts';
 import { createEmbedder } from './embedder.ts';
 import type { ServiceInputs } from './index.ts';
@@ -17,9 +17,7 @@ export function createCleanupServices(
   { sessions }: { sessions?: ExpiringItems } = {},
 ): CleanupServices {
   const embedder = createEmbedder(inputs.config);
-  // Typed loosely on purpose: the context services expose their repository once the DynamoDB one has landed.
-  const { repository } = createContextServices(inputs, { embedder }) as { repository?: ContextRepository };
-  if (!repository) throw new Error('cleanup: the context services expose no repository');
+  const { repository } = createContextServices(inputs, { embedder });
   return {
     run: (deadline) =>
       runCleanup({
