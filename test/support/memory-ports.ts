@@ -54,9 +54,11 @@ export function createMemoryRepository(clock: { now(): Date }) {
       await turn();
       for (const id of ids) rows.delete(id);
     },
-    async listByTenant(tenant, { cursor, limit }) {
+    async listByTenant(tenant, { documentsOnly = false, cursor, limit }) {
       await turn();
-      const items = [...rows.values()].filter((row) => row.tenant === tenant);
+      const items = [...rows.values()].filter(
+        (row) => row.tenant === tenant && (!documentsOnly || row.kind === 'document'),
+      );
       return pageAfter(items, (row) => row._id, cursor, limit);
     },
     async listByOwner(userId, { cursor, limit }) {

@@ -75,7 +75,7 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
     now: deps.clock.now().toISOString(),
   } as const;
   const inputs = input.documents.filter((document) => document.content.trim() !== '');
-  const built = inputs.map((document, position) => buildDocument(document, ctx, position));
+  const built = inputs.map((document) => buildDocument(document, ctx));
   if (input.chained) chainDocuments(built);
   // The same document twice in one request is one document (and one set of keys in a batch write).
   const unique = new Map(built.map((item) => [item.document._id, item]));

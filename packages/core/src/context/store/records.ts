@@ -27,13 +27,13 @@ function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' && value !== '' ? value : fallback;
 }
 
-function documentMetadata(input: DocumentInput, ctx: AddContext, position: number): RecordMetadata {
+function documentMetadata(input: DocumentInput, ctx: AddContext): RecordMetadata {
   const given = ctx.metadata;
   return {
     ...given,
     size:
       input.fileSize ?? (typeof given.size === 'number' ? given.size : new TextEncoder().encode(input.content).length),
-    file_name: input.fileName || stringOr(given.file_name, `document-${position + 1}`),
+    file_name: input.fileName || stringOr(given.file_name, 'untitled'),
     doc_type: input.fileType || stringOr(given.doc_type, 'text/plain'),
     modalities: ctx.modalities,
   };
@@ -72,8 +72,8 @@ function baseRecord(ctx: AddContext, metadata: RecordMetadata, source: string): 
  * The document record and its chunk records for one input document. The document starts `pending` and gates
  * the visibility of its chunks (see store/index.ts); chunks are written once, already `indexed`.
  */
-export function buildDocument(input: DocumentInput, ctx: AddContext, position: number): BuiltDocument {
-  const metadata = documentMetadata(input, ctx, position);
+export function buildDocument(input: DocumentInput, ctx: AddContext): BuiltDocument {
+  const metadata = documentMetadata(input, ctx);
   const source = ctx.source ?? metadata.file_name;
   const documentId = documentIdOf({
     ownerId: ctx.ownerId,
