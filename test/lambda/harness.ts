@@ -5,7 +5,7 @@ import { createChatServices } from '@memgate/adapters/services/chat';
 import { createContextServices } from '@memgate/adapters/services/context';
 import { createEmbedder } from '@memgate/adapters/services/embedder';
 import type { ServiceInputs } from '@memgate/adapters/services/index';
-import type { ChatModel, ContextRepository, ContextStore, VectorIndex } from '@memgate/core';
+import type { ChatModel, ContextStore, VectorIndex } from '@memgate/core';
 import { createContextApp, silentLogger } from '@memgate/http';
 import { type PineconeEmulator, startPineconeEmulator } from '../../packages/adapters/src/pinecone/emulator/index.ts';
 import { buildTestBundles } from '../support/bundles.ts';
