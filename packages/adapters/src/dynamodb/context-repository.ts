@@ -11,6 +11,7 @@
  *   only document records carry gsi3 keys, so view/docs and delete-by-document never page through chunks.
  * - unsettled is sparse too: an item carries gsi4 keys exactly while its status is not `indexed`. Transitions set or
  *   remove them in the same conditional update that changes the status, so the cleanup's work list is exact.
+ *   Transitions go 25 at a time as conditional PartiQL updates (BatchExecuteStatement), see context-transitions.ts.
  *   (One partition: unsettled records are few and short-lived; shard it if that ever stops being true.)
  * - Cursors are DynamoDB's LastEvaluatedKey, base64url JSON, opaque to callers.
  */
@@ -32,6 +33,7 @@ import {
   UNSETTLED_PARTITION,
   unsettledKey,
 } from './context-items.ts';
+import { transitionInBatches } from './context-transitions.ts';
 import { TABLE_KEYS } from './table.ts';
 
 const { indexes } = TABLE_KEYS;
@@ -155,16 +157,18 @@ export function createDynamoContextRepository({
     async transition(ids, from, to) {
       const unique = [...new Set(ids)];
       if (unique.length === 0 || from.length === 0) return [];
-      const moved: string[] = [];
+      const now = clock.now().toISOString();
+      const { moved, retry } = await transitionInBatches(client, tableName, unique, from, to, now);
+      // Statements that failed for another reason than the condition (throttling, a conflict) go one by one.
       let next = 0;
       const worker = async () => {
-        while (next < unique.length) {
-          const id = unique[next++] as string;
-          if (await transitionOne(id, from, to)) moved.push(id);
+        while (next < retry.length) {
+          const id = retry[next++] as string;
+          if (await transitionOne(id, from, to)) moved.add(id);
         }
       };
-      await Promise.all(Array.from({ length: Math.min(TRANSITION_CONCURRENCY, unique.length) }, worker));
-      return unique.filter((id) => moved.includes(id));
+      await Promise.all(Array.from({ length: Math.min(TRANSITION_CONCURRENCY, retry.length) }, worker));
+      return unique.filter((id) => moved.has(id));
     },
 
     async deleteMany(ids) {
