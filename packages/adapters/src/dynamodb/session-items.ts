@@ -1,0 +1,91 @@
+import type { ChatEvent, ChatReplay, ChatSession, StoredMessage } from '@memgate/core';
+import { TABLE_KEYS } from './table.ts';
+
+const { byExpiry } = TABLE_KEYS.indexes;
+/** The one byExpiry partition: chat items expire at a modest rate, so the sweep reads a single ordered list. */
+export const EXPIRING_PARTITION = 'chat#expiring';
+export const SESSION_SORT = 'session';
+export const REPLAY_SORT = 'replay';
+/** DynamoDB items stop at 400 KB; the message list keeps the newest messages that fit under this. */
+const MAX_MESSAGES_BYTES = 300_000;
+
+export const sessionKey = (chatId: string) => ({ pk: `chat#${chatId}`, sk: SESSION_SORT });
+export const replayKey = (id: string) => ({ pk: `replay#${id}`, sk: REPLAY_SORT });
+
+/** TTL in epoch seconds for DynamoDB, plus the byExpiry keys the cleanup sweeps. */
+function expiryAttributes(pk: string, expiresAt: string) {
+  return {
+    [TABLE_KEYS.ttl]: Math.ceil(Date.parse(expiresAt) / 1000),
+    expiresAtIso: expiresAt,
+    [byExpiry.partition]: EXPIRING_PARTITION,
+    [byExpiry.sort]: `${expiresAt}#${pk}`,
+  };
+}
+
+const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/** Newest messages first in, oldest dropped until the list fits; a lone oversized message is cut. */
+export function fitMessages(messages: readonly StoredMessage[]): StoredMessage[] {
+  const kept = [...messages];
+  while (kept.length > 1 && bytesOf(kept) > MAX_MESSAGES_BYTES) kept.shift();
+  const only = kept[0];
+  if (kept.length === 1 && only && bytesOf(kept) > MAX_MESSAGES_BYTES) {
+    kept[0] = { ...only, content: only.content.slice(0, MAX_MESSAGES_BYTES / 4) };
+  }
+  return kept;
+}
+
+export function sessionToItem(session: ChatSession): Record<string, unknown> {
+  const key = sessionKey(session.chatId);
+  return {
+    ...key,
+    chatId: session.chatId,
+    ownerId: session.ownerId,
+    title: session.title,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    messages: fitMessages(session.messages),
+    ...expiryAttributes(key.pk, session.expiresAt),
+  };
+}
+
+export function sessionFromItem(item: Record<string, unknown>): ChatSession {
+  return {
+    chatId: item.chatId as string,
+    ownerId: item.ownerId as string,
+    title: item.title as string,
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+    expiresAt: item.expiresAtIso as string,
+    messages: (item.messages ?? []) as StoredMessage[],
+  };
+}
+
+export function replayToItem(replay: ChatReplay): Record<string, unknown> {
+  const key = replayKey(replay.replaySessionID);
+  return {
+    ...key,
+    replaySessionID: replay.replaySessionID,
+    chatId: replay.chatId,
+    ownerId: replay.ownerId,
+    createdAt: replay.createdAt,
+    // One string: replayed byte-for-byte as recorded, and no per-attribute marshalling cost.
+    events: JSON.stringify(replay.events),
+    ...expiryAttributes(key.pk, replay.expiresAt),
+  };
+}
+
+export function replayFromItem(item: Record<string, unknown>): ChatReplay {
+  return {
+    replaySessionID: item.replaySessionID as string,
+    chatId: item.chatId as string,
+    ownerId: item.ownerId as string,
+    createdAt: item.createdAt as string,
+    expiresAt: item.expiresAtIso as string,
+    events: JSON.parse(item.events as string) as ChatEvent[],
+  };
+}
+
+/** An item past its expiry is absent: DynamoDB's TTL deletes lag by up to days. */
+export const isLive = (item: Record<string, unknown> | undefined, now: Date): item is Record<string, unknown> =>
+  item !== undefined && typeof item.expiresAtIso === 'string' && item.expiresAtIso > now.toISOString();

@@ -1,0 +1,155 @@
+import type { Principal } from '../auth/index.ts';
+import type { SearchHit } from '../context/service.ts';
+import { formatContextMessage } from '../extractive/context-message.ts';
+import type { ChatMessage } from '../model/index.ts';
+import { composeAnswer } from './compose.ts';
+import type { ChatEvent, ChatSource } from './events.ts';
+import { personaPrompt } from './personas.ts';
+import type { ChatSession, StoredMessage } from './ports.ts';
+import type { ChatRequest, ChatSettings } from './service.ts';
+
+const MAX_QUERY_CHARS = 10_000;
+
+const quote = (text: string) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 60)}…` : line;
+};
+
+function foundMessage(hits: SearchHit[]): string {
+  if (hits.length === 0) return 'No stored context matched';
+  const documents = new Set(hits.map((hit) => hit.documentId)).size;
+  const passages = hits.length === 1 ? '1 relevant passage' : `${hits.length} relevant passages`;
+  return `Found ${passages} in ${documents === 1 ? '1 document' : `${documents} documents`}`;
+}
+
+/** Persona prompt, then the session's earlier messages the request does not repeat, the request, and the context. */
+function promptOf(
+  settings: ChatSettings,
+  request: ChatRequest,
+  session: ChatSession,
+  hits: SearchHit[],
+): ChatMessage[] {
+  const sent = new Set(request.chat_history.map((message) => `${message.role}\n${message.content}`));
+  const earlier = session.messages.filter((message) => !sent.has(`${message.role}\n${message.content}`));
+  const system: ChatMessage[] = [{ role: 'system', content: personaPrompt(request.persona, settings.personas) }];
+  if (hits.length > 0) {
+    const passages = hits.map((hit) => ({ fileName: hit.fileName, text: hit.contextData }));
+    system.push({ role: 'system', content: formatContextMessage(passages) });
+  }
+  const history = [...earlier, ...request.chat_history].map(({ role, content }) => ({ role, content }));
+  const leading = history.filter((message) => message.role === 'system');
+  return [...system, ...leading, ...history.filter((message) => message.role !== 'system')];
+}
+
+/** Produces one answer's events; saves the session (and the replay) as it goes, even when cut short. */
+export async function* runTurn(
+  settings: ChatSettings,
+  principal: Principal,
+  request: ChatRequest,
+  session: ChatSession,
+  signal: AbortSignal,
+): AsyncGenerator<ChatEvent> {
+  const { sessions, contextStore, model, clock, ids } = settings;
+  const question = request.chat_history.at(-1)?.content ?? '';
+  const scope = request.scope ?? 'internal';
+  const recorded: ChatEvent[] = [];
+  const record = (event: ChatEvent) => {
+    recorded.push(event);
+    return event;
+  };
+  const asked: StoredMessage = {
+    id: request.chat_history.at(-1)?.id ?? ids(),
+    role: 'user',
+    content: question,
+    createdAt: clock.now().toISOString(),
+  };
+  let saved = false;
+  const save = async (messages: StoredMessage[]) => {
+    const now = clock.now();
+    saved = true;
+    await sessions.putSession({
+      ...session,
+      updatedAt: now.toISOString(),
+      expiresAt: settings.expiryFrom(now),
+      messages: [...session.messages, ...messages],
+    });
+  };
+  try {
+    yield record({ type: 'thinking_update', content: `Searching your ${scope} context for "${quote(question)}"` });
+    let hits: SearchHit[] = [];
+    let searchFailed = false;
+    try {
+      hits = await contextStore.search(principal, {
+        query: question.slice(0, MAX_QUERY_CHARS),
+        similarity_threshold: 1,
+        minimum_similarity_threshold: settings.contextMinSimilarity,
+        top_k: settings.contextTopK,
+        scope,
+      });
+    } catch {
+      // Context is an enhancement: a failing search must not fail the answer, but the step says so.
+      searchFailed = true;
+    }
+    yield record({
+      type: 'thinking_update',
+      content: searchFailed ? 'Context search failed; answering without stored context' : foundMessage(hits),
+    });
+    yield record({ type: 'thinking_update', content: `Composing the answer with ${model.id}` });
+    const messages = promptOf(settings, request, session, hits);
+    const answer = await composeAnswer(
+      model.stream(
+        {
+          model: model.id,
+          messages,
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
+        },
+        { signal },
+      ),
+      model.id,
+      messages,
+    );
+    signal.throwIfAborted();
+    const sources: ChatSource[] = hits.map(({ contextId, documentId, fileName, score }) => ({
+      contextId,
+      documentId,
+      fileName,
+      score,
+    }));
+    const final = record({
+      type: 'final_response',
+      content: answer.content,
+      json: { sources, model: answer.model, usage: answer.usage, tool_calls: answer.toolCalls },
+    });
+    const replaySessionID = ids();
+    const metadata = record({
+      type: 'metadata',
+      content: { chatId: session.chatId, title: session.title, replaySessionID },
+    });
+    const now = clock.now();
+    const reply: StoredMessage = {
+      id: ids(),
+      role: 'assistant',
+      content: answer.content,
+      createdAt: now.toISOString(),
+    };
+    // Both saved before metadata goes out, so the ids it names already resolve.
+    await Promise.all([
+      save([asked, reply]),
+      sessions.putReplay({
+        replaySessionID,
+        chatId: session.chatId,
+        ownerId: session.ownerId,
+        createdAt: now.toISOString(),
+        expiresAt: settings.expiryFrom(now),
+        events: recorded,
+      }),
+    ]);
+    yield final;
+    yield metadata;
+  } finally {
+    // Cut short (disconnect, model failure): keep the question so the session holds what it had before.
+    if (!saved) await save([asked]).catch(() => undefined);
+  }
+}
