@@ -1,12 +1,37 @@
-import type { ChatModel, ContextStore } from '@memgate/core';
+import {
+  type ChatModel,
+  type ChatService,
+  type ContextStore,
+  createChatService,
+  type SessionRepository,
+} from '@memgate/core';
+import { createDynamoSessionRepository } from '../dynamodb/session-repository.ts';
 import type { ServiceInputs } from './index.ts';
 
-/** The streaming chat's dependencies. */
+/** What the chat area needs (packages/http ChatAreaDeps), plus the sessions repository the cleanup sweeps. */
+export interface ChatServices {
+  service: ChatService;
+  sessions: SessionRepository;
+  keepAliveMs: number;
+}
+
+/** The streaming chat on the shared context store and the proxy's default model (not a second model client). */
 export function createChatServices(
   inputs: ServiceInputs,
   shared: { contextStore: ContextStore; defaultModel: ChatModel },
-): Record<string, never> {
-  void inputs;
-  void shared;
-  throw new Error('chat: not built yet');
+  overrides: { keepAliveMs?: number } = {},
+): ChatServices {
+  const { config, clock } = inputs;
+  const sessions = createDynamoSessionRepository({ client: inputs.documentClient, tableName: inputs.tableName });
+  const service = createChatService({
+    sessions,
+    contextStore: shared.contextStore,
+    model: shared.defaultModel,
+    clock,
+    ttlDays: config?.CHAT_TTL_DAYS ?? 30,
+    // The same context selection as the proxy's injection (DESIGN.md section 4).
+    contextTopK: config?.PROXY_CONTEXT_TOP_K ?? 5,
+    contextMinSimilarity: config?.PROXY_CONTEXT_MIN_SIMILARITY ?? 0.25,
+  });
+  return { service, sessions, keepAliveMs: overrides.keepAliveMs ?? 15_000 };
 }
