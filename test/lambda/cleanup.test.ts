@@ -1,6 +1,7 @@
 import type { ContextRecord, ContextRepository, TenantKey, VectorIndex } from '@memgate/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoSessionRepository } from '../../packages/adapters/src/dynamodb/session-repository.ts';
 import { createLexicalEmbedder } from '../../packages/adapters/src/embedders/lexical/index.ts';
 import { createPineconeVectorIndex } from '../../packages/adapters/src/pinecone/index.ts';
 import { vectorItemOf } from '../../packages/core/src/cleanup/vectors.ts';
@@ -108,6 +109,32 @@ describe.skipIf(!built)('cleanup Lambda (scheduled)', () => {
     // A vector whose rows are gone (a delete that lost its rows before its vectors).
     await vectors.upsert(TENANT, [{ ...(await vectorOf(goneChunk)), id: 'orphan#0' }]);
 
+    // A chat session and its replay past their expiry (DynamoDB's TTL lags by up to days), and a live session.
+    const sessions = createDynamoSessionRepository({
+      client: harness.table.documentClient,
+      tableName: harness.table.tableName,
+    });
+    const session = (chatId: string, expiresAt: string) => ({
+      chatId,
+      ownerId: 'alice',
+      title: 'Leave policy',
+      createdAt: OLD,
+      updatedAt: OLD,
+      expiresAt,
+      messages: [],
+    });
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    await sessions.putSession(session('old-chat', OLD));
+    await sessions.putReplay({
+      replaySessionID: 'old-replay',
+      chatId: 'old-chat',
+      ownerId: 'alice',
+      createdAt: OLD,
+      expiresAt: OLD,
+      events: [],
+    });
+    await sessions.putSession(session('live-chat', future));
+
     const context = lambdaContext('cleanup', 60_000);
     const [first, second] = await Promise.all([cleanup(scheduled, context), cleanup(scheduled, context)]);
     expect(first?.complete && second?.complete).toBe(true);
@@ -123,6 +150,9 @@ describe.skipIf(!built)('cleanup Lambda (scheduled)', () => {
       'doc-b#0': 'indexed',
     });
     expect((await repository.listUnsettled({ before: new Date().toISOString(), limit: 10 })).items).toEqual([]);
+    expect(Number(first?.expiredSessions) + Number(second?.expiredSessions)).toBeGreaterThanOrEqual(2);
+    const later = new Date(Date.parse(future) + 1_000).toISOString();
+    expect((await sessions.listExpired({ before: later, limit: 10 })).items).toEqual(['chat#live-chat']);
 
     // Nothing left to do: a third run changes nothing.
     expect(await cleanup(scheduled, context)).toMatchObject({
@@ -130,6 +160,7 @@ describe.skipIf(!built)('cleanup Lambda (scheduled)', () => {
       failed: 0,
       deletedRecords: 0,
       orphanVectors: 0,
+      expiredSessions: 0,
       complete: true,
     });
   });

@@ -1,4 +1,5 @@
 import { type CleanupReport, type ExpiringItems, runCleanup } from '@memgate/core';
+import { createDynamoSessionRepository } from '../dynamodb/session-repository.ts';
 import { createContextServices } from './context.ts';
 import { createEmbedder } from './embedder.ts';
 import type { ServiceInputs } from './index.ts';
@@ -10,11 +11,13 @@ export interface CleanupServices {
 
 /**
  * The scheduled cleanup's dependencies: the context repository, the runtime's vector index, the configured embedder
- * (to re-embed chunks left unindexed) and, where the chat runs, its expiring sessions and replays.
+ * (to re-embed chunks left unindexed) and the chat's expiring sessions and replays (same table by default).
  */
 export function createCleanupServices(
   inputs: ServiceInputs,
-  { sessions }: { sessions?: ExpiringItems } = {},
+  {
+    sessions = createDynamoSessionRepository({ client: inputs.documentClient, tableName: inputs.tableName }),
+  }: { sessions?: ExpiringItems } = {},
 ): CleanupServices {
   const embedder = createEmbedder(inputs.config);
   const { repository } = createContextServices(inputs, { embedder });
@@ -27,7 +30,7 @@ export function createCleanupServices(
         clock: inputs.clock,
         deadline,
         log: inputs.log,
-        ...(sessions ? { sessions } : {}),
+        sessions,
       }),
   };
 }
