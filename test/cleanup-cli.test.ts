@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLexicalEmbedder } from '../packages/adapters/src/embedders/lexical/index.ts';
 import { vectorItemOf } from '../packages/core/src/cleanup/vectors.ts';
 import { createLocalVectorIndex } from '../packages/local/src/vector-index/index.ts';
-import { contextRepositoryFor, contextStoreBuilt } from './lambda/harness.ts';
+import { contextRepositoryFor } from './lambda/harness.ts';
 import { createTestTable, type TestTable } from './support/dynamo.ts';
 
 const run = promisify(execFile);
@@ -58,8 +58,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-// The cleanup works through the context store's repository: skipped until it is wired (see contextStoreBuilt).
-describe.skipIf(!contextStoreBuilt())('npm run cleanup', () => {
+describe('npm run cleanup', () => {
   it('repairs the local data and prints what it did', async () => {
     const repository = contextRepositoryFor(table);
     await repository.putMany([chunk('stuck', 'pending'), chunk('hidden', 'deleting')]);

@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpEvent, invokeStreaming, type StreamingHandler } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
-import { chatBuilt, contextStoreBuilt, type LambdaHarness, startLambdaHarness } from './harness.ts';
-
-// Skipped until the context store and the chat are in (see contextStoreBuilt, chatBuilt).
-const built = contextStoreBuilt() && chatBuilt();
+import { type LambdaHarness, startLambdaHarness } from './harness.ts';
 
 let harness: LambdaHarness;
 let chat: StreamingHandler;
 let token: string;
 
 beforeAll(async () => {
-  if (!built) return;
   harness = await startLambdaHarness();
   chat = await harness.handlerOf<StreamingHandler>('chat-stream');
   token = await tokenFor('alice', { scope: 'chat context:read context:write' });
@@ -31,7 +27,7 @@ function dataEvents(body: string): string[] {
 const request = (method: string, path: string, body?: unknown) =>
   httpEvent({ method, path, body, headers: { authorization: `Bearer ${token}` }, functionUrl: true });
 
-describe.skipIf(!built)('chat-stream Lambda (function URL, RESPONSE_STREAM)', () => {
+describe('chat-stream Lambda (function URL, RESPONSE_STREAM)', () => {
   it('streams thinking updates, the answer, metadata and [DONE], and replays the same events', async () => {
     const response = await invokeStreaming(
       chat,

@@ -6,16 +6,7 @@ import { createLexicalEmbedder } from '../../packages/adapters/src/embedders/lex
 import { createPineconeVectorIndex } from '../../packages/adapters/src/pinecone/index.ts';
 import { vectorItemOf } from '../../packages/core/src/cleanup/vectors.ts';
 import { lambdaContext } from '../support/lambda.ts';
-import {
-  contextRepositoryFor,
-  contextStoreBuilt,
-  type LambdaHarness,
-  PINECONE_KEY,
-  startLambdaHarness,
-} from './harness.ts';
-
-// The cleanup works through the context store's repository: skipped until it is wired (see contextStoreBuilt).
-const built = contextStoreBuilt();
+import { contextRepositoryFor, type LambdaHarness, PINECONE_KEY, startLambdaHarness } from './harness.ts';
 
 type CleanupHandler = (event: ScheduledEvent, context: Context) => Promise<Record<string, number | boolean>>;
 
@@ -82,7 +73,6 @@ async function idsIn(namespace: TenantKey): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  if (!built) return;
   harness = await startLambdaHarness();
   cleanup = await harness.handlerOf<CleanupHandler>('cleanup');
   repository = contextRepositoryFor(harness.table);
@@ -91,7 +81,7 @@ beforeAll(async () => {
 
 afterAll(() => harness?.close());
 
-describe.skipIf(!built)('cleanup Lambda (scheduled)', () => {
+describe('cleanup Lambda (scheduled)', () => {
   it('repairs what a failed add or delete leaves, and two overlapping runs do no harm', async () => {
     // An add that wrote its rows but died before its vectors: a pending document with its chunks.
     const stuck = record('doc-a', { kind: 'document', children_context_nodes: ['doc-a#0', 'doc-a#1'], text: '' });

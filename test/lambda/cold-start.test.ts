@@ -2,21 +2,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureColdStart } from '../../bench/cold-start.ts';
 import { httpEvent } from '../support/lambda.ts';
-import { contextStoreBuilt, type LambdaHarness, startLambdaHarness } from './harness.ts';
-
-// These bundles build the context store at cold start: skipped until it is wired (see contextStoreBuilt).
-const built = contextStoreBuilt();
+import { type LambdaHarness, startLambdaHarness } from './harness.ts';
 
 // The helper `npm run bench` uses; here only its behaviour is checked (timings belong to the benchmark).
 let harness: LambdaHarness;
 
 beforeAll(async () => {
-  if (!built) return;
   harness = await startLambdaHarness();
 }, 120_000);
 afterAll(() => harness?.close());
 
-describe.skipIf(!built)('measureColdStart', () => {
+describe('measureColdStart', () => {
   it('imports a bundle in a fresh process and serves its first API Gateway event', async () => {
     const event = httpEvent({ method: 'GET', path: '/api/v1/context/view' });
     const result = await measureColdStart(join(harness.dir, 'context-view', 'index.mjs'), event);

@@ -1,12 +1,9 @@
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, loadConfig } from '@memgate/adapters';
-import { createChatServices } from '@memgate/adapters/services/chat';
+import { loadConfig } from '@memgate/adapters';
 import { createContextServices } from '@memgate/adapters/services/context';
 import { createEmbedder } from '@memgate/adapters/services/embedder';
-import type { ServiceInputs } from '@memgate/adapters/services/index';
-import type { ChatModel, ContextStore, VectorIndex } from '@memgate/core';
-import { createContextApp, silentLogger } from '@memgate/http';
+import type { VectorIndex } from '@memgate/core';
 import { type PineconeEmulator, startPineconeEmulator } from '../../packages/adapters/src/pinecone/emulator/index.ts';
 import { buildTestBundles } from '../support/bundles.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
@@ -66,33 +63,6 @@ export async function startLambdaHarness(env: Record<string, string> = {}): Prom
   };
 }
 
-/**
- * Whether the context store is wired into the services yet (`createContextServices` throws "not built yet" until
- * it is). The proxy and context Lambdas build it at cold start, so their tests skip, saying why, until then.
- */
-export function contextStoreBuilt(): boolean {
-  const documentClient = createDocumentClient({ endpoint: 'http://127.0.0.1:9' });
-  try {
-    createContextServices(
-      {
-        config: loadConfig({}),
-        documentClient,
-        tableName: 'probe',
-        vectorIndex: {} as VectorIndex,
-        clock: { now: () => new Date() },
-        log: () => {},
-      },
-      { embedder: createEmbedder(loadConfig({})) },
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof Error && /not built yet/.test(error.message)) return false;
-    throw error;
-  } finally {
-    documentClient.destroy();
-  }
-}
-
 /** The DynamoDB ContextRepository the context services build (to inject records in tests). */
 export function contextRepositoryFor(table: { documentClient: DynamoDBDocumentClient; tableName: string }) {
   const config = loadConfig({});
@@ -107,27 +77,4 @@ export function contextRepositoryFor(table: { documentClient: DynamoDBDocumentCl
     },
     { embedder: createEmbedder(config) },
   ).repository;
-}
-
-/** Whether the context area's app has routes yet (its stub has none). */
-export function contextRoutesBuilt(): boolean {
-  const app = createContextApp({
-    verifier: async () => {
-      throw new Error('unused');
-    },
-    logger: silentLogger,
-    store: {} as ContextStore,
-  });
-  return app.routes.length > 0;
-}
-
-/** Whether the chat's services are built yet (`createChatServices` throws "not built yet" until they are). */
-export function chatBuilt(): boolean {
-  try {
-    createChatServices({} as ServiceInputs, { contextStore: {} as ContextStore, defaultModel: {} as ChatModel });
-    return true;
-  } catch (error) {
-    if (error instanceof Error && /not built yet/.test(error.message)) return false;
-    return true;
-  }
 }

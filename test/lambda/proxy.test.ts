@@ -2,10 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpEvent, invokeStreaming, type StreamingHandler } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
-import { contextStoreBuilt, type LambdaHarness, startLambdaHarness } from './harness.ts';
-
-// These bundles build the context store at cold start: skipped until it is wired (see contextStoreBuilt).
-const built = contextStoreBuilt();
+import { type LambdaHarness, startLambdaHarness } from './harness.ts';
 
 let harness: LambdaHarness;
 let upstream: UpstreamStub;
@@ -13,7 +10,6 @@ let proxy: StreamingHandler;
 let token: string;
 
 beforeAll(async () => {
-  if (!built) return;
   upstream = await startUpstreamStub();
   // The stub listens on loopback; only this test opens private targets.
   harness = await startLambdaHarness({ PROXY_ALLOW_PRIVATE_TARGETS: 'true' });
@@ -35,7 +31,7 @@ const completions = (path: string, body: unknown, headers: Record<string, string
     functionUrl: true,
   });
 
-describe.skipIf(!built)('proxy Lambda (function URL, RESPONSE_STREAM)', () => {
+describe('proxy Lambda (function URL, RESPONSE_STREAM)', () => {
   it('streams an upstream completion through route A chunk by chunk, ending with [DONE]', async () => {
     upstream.setBehavior({ reply: 'one two three four', chunkDelayMs: 20 });
     const base = encodeURIComponent(upstream.url);
