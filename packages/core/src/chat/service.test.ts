@@ -1,75 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { createMemorySessionRepository } from '../../../../test/support/memory-sessions.ts';
+import { chunkOf, fakeChat, type ScriptedModel, scriptedModel } from '../../../../test/support/chat-fakes.ts';
 import type { Principal } from '../auth/index.ts';
-import type { ContextStore, SearchHit } from '../context/service.ts';
-import type { ChatCompletionRequest, ChatModel } from '../model/index.ts';
+import type { SearchHit } from '../context/service.ts';
+import type { ChatModel } from '../model/index.ts';
 import type { ChatEvent } from './events.ts';
 import { PERSONAS } from './personas.ts';
-import { type ChatRequest, createChatService } from './service.ts';
+import type { ChatRequest } from './service.ts';
 
 const alice: Principal = { userId: 'alice', orgs: [], scopes: new Set(['chat']) };
 const bob: Principal = { userId: 'bob', orgs: [], scopes: new Set(['chat']) };
 const clock = { now: () => new Date('2030-01-01T00:00:00.000Z') };
 
-const hit = (documentId: string, n: number): SearchHit => ({
-  contextId: `${documentId}-c${n}`,
-  contextData: `passage ${n} of ${documentId}`,
-  score: 0.9 - n / 10,
-  documentId,
-  fileName: `${documentId}.md`,
-  source: 's',
-});
-
-function contextStoreWith(hits: SearchHit[]): ContextStore & { queries: unknown[] } {
-  const queries: unknown[] = [];
-  const unused = () => Promise.reject(new Error('not used by the chat'));
-  return {
-    queries,
-    search: async (_principal, input) => {
-      queries.push(input);
-      return hits;
-    },
-    add: unused,
-    delete: unused,
-    view: unused,
-    viewDocs: unused,
-  };
-}
-
-const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    id: 'c',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'fake/model',
-    choices: [{ index: 0, delta, finish_reason: null }],
-    ...extra,
-  });
-
-function fakeModel(
-  pieces: string[] = ['The answer', ' is 42.'],
-  extra: string[] = [],
-): ChatModel & { requests: ChatCompletionRequest[] } {
-  const requests: ChatCompletionRequest[] = [];
-  return {
-    id: 'fake/model',
-    requests,
-    complete: () => Promise.reject(new Error('the chat streams')),
-    async *stream(request) {
-      requests.push(request);
-      for (const piece of pieces) yield chunk({ content: piece });
-      yield* extra;
-    },
-  };
-}
-
-function setup(hits: SearchHit[] = [hit('a', 1), hit('a', 2), hit('b', 1)], model = fakeModel()) {
-  const sessions = createMemorySessionRepository();
-  const contextStore = contextStoreWith(hits);
-  let n = 0;
-  const service = createChatService({ sessions, contextStore, model, clock, ttlDays: 30, ids: () => `id-${++n}` });
-  return { service, sessions, contextStore, model };
-}
+const chunk = chunkOf;
+const fakeModel = (pieces?: string[], extra: string[] = []) => scriptedModel(pieces, { extra });
+const setup = (hits?: SearchHit[], model?: ScriptedModel) =>
+  fakeChat({ ...(hits ? { hits } : {}), ...(model ? { model } : {}) });
 
 async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
   const all: ChatEvent[] = [];
@@ -212,7 +157,7 @@ describe('chat service', () => {
         yield '';
       },
     };
-    const { service, sessions } = setup([], model as ReturnType<typeof fakeModel>);
+    const { service, sessions } = setup([], model as ScriptedModel);
     const turn = await service.open(alice, ask('Will you answer?'));
     const controller = new AbortController();
     const events = turn.events(controller.signal);

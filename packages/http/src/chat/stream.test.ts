@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { abortOf, fakeChat, scriptedModel } from '../../../../test/support/chat-fakes.ts';
+import { jsonEvents, readSse, sseReader } from '../../../../test/support/sse.ts';
+import { TEST_SECRET, tokenFor } from '../../../../test/support/tokens.ts';
+import { createTokenVerifier } from '../auth/index.ts';
+import { createJsonLogger } from '../observability/index.ts';
+import { createChatApp } from './index.ts';
+
+const verifier = createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET });
+
+function chatApp(model: ReturnType<typeof scriptedModel>, keepAliveMs = 15_000) {
+  const chat = fakeChat({ hits: [], model });
+  const logged: string[] = [];
+  const logger = createJsonLogger({ level: 'error', sink: (line: string) => logged.push(line) });
+  const app = createChatApp({ verifier, logger, service: chat.service, keepAliveMs });
+  return { app, logged, ...chat };
+}
+
+async function post(app: ReturnType<typeof chatApp>['app'], content: string) {
+  return app.request('/api/v1/chat/generate/stream', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await tokenFor('alice')}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ chat_history: [{ role: 'user', content }] }),
+  });
+}
+
+describe('chat stream failures', () => {
+  it('ends a model failure after the stream started with an error event and [DONE], leaking nothing', async () => {
+    const model = scriptedModel(['Partial'], {
+      then: async () => {
+        throw new Error('connect ECONNRESET 10.0.0.7 with key sk-secret-123456789');
+      },
+    });
+    const { app, logged } = chatApp(model);
+    const response = await post(app, 'Will this fail?');
+    expect(response.status).toBe(200);
+    const read = await readSse(response);
+    const events = jsonEvents(read);
+    expect(events.map((event) => event.type ?? 'error')).toEqual([
+      'thinking_update',
+      'thinking_update',
+      'thinking_update',
+      'error',
+    ]);
+    expect(events.at(-1)).toEqual({ content: null, error: { message: 'the answer could not be completed' } });
+    expect(read.data.join('\n')).not.toMatch(/sk-secret|ECONNRESET|at .*\.ts/);
+    // The operator still learns what happened, with the key redacted.
+    expect(logged.join('\n')).toContain('ECONNRESET');
+    expect(logged.join('\n')).not.toContain('sk-secret');
+  });
+
+  it('aborts the model call when the client disconnects, and keeps the question in the session', async () => {
+    const model = scriptedModel([], { then: (signal) => abortOf(signal) });
+    const { app, sessions } = chatApp(model);
+    const response = await post(app, 'Are you still there?');
+    const reader = sseReader(response);
+    for (let step = 0; step < 3; step += 1) expect((await reader.next())?.kind).toBe('data');
+    await reader.cancel();
+    const signal = model.signals[0];
+    if (!signal) throw new Error('the model was never called');
+    await abortOf(signal);
+    expect(signal.aborted).toBe(true);
+    await expect
+      .poll(() => [...sessions.sessions.values()][0]?.messages.map((m) => m.content))
+      .toEqual(['Are you still there?']);
+  });
+
+  it('sends keep-alive comments while the model is silent, then the answer', async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const model = scriptedModel([], {
+      then: () => released,
+    });
+    const { app } = chatApp(model, 5);
+    const reader = sseReader(await post(app, 'Take your time'));
+    let keepAlive: { kind: string; value: string } | undefined;
+    while (!keepAlive) {
+      const next = await reader.next();
+      if (next?.kind === 'comment') keepAlive = next;
+    }
+    expect(keepAlive.value).toBe('keep-alive');
+    release();
+    const rest: string[] = [];
+    for (let next = await reader.next(); next; next = await reader.next()) {
+      if (next.kind === 'data') rest.push(next.value);
+    }
+    expect(rest.at(-1)).toBe('[DONE]');
+    expect(rest.map((data) => (data === '[DONE]' ? data : JSON.parse(data).type))).toContain('final_response');
+  });
+});
