@@ -47,12 +47,12 @@ export const chunkOf = (delta: Record<string, unknown>) =>
 export type ScriptedModel = ChatModel & { requests: ChatCompletionRequest[]; signals: AbortSignal[] };
 
 /**
- * A model that streams `pieces` as content, then the raw payloads in `extra`; `then` runs after (e.g. to throw or to
+ * A model that streams `pieces` as content, then the raw payloads in `extra`; `afterwards` runs after (e.g. to throw or to
  * wait for an abort).
  */
 export function scriptedModel(
   pieces: string[] = ['The answer', ' is 42.'],
-  { extra = [], then }: { extra?: string[]; then?: (signal: AbortSignal) => Promise<void> } = {},
+  { extra = [], afterwards }: { extra?: string[]; afterwards?: (signal: AbortSignal) => Promise<void> } = {},
 ): ScriptedModel {
   const requests: ChatCompletionRequest[] = [];
   const signals: AbortSignal[] = [];
@@ -67,7 +67,7 @@ export function scriptedModel(
       signals.push(live);
       for (const piece of pieces) yield chunkOf({ content: piece });
       yield* extra;
-      await then?.(live);
+      await afterwards?.(live);
     },
   };
 }

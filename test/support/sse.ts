@@ -52,3 +52,14 @@ export function sseReader(response: Response) {
     cancel: () => reader.cancel(),
   };
 }
+
+/** The `content` of the stream's last event (the metadata event of a chat answer). */
+export function metadataOf(events: Record<string, unknown>[]): {
+  chatId: string;
+  title: string;
+  replaySessionID: string;
+} {
+  const last = events.at(-1);
+  if (last?.type !== 'metadata') throw new Error(`the last event is not metadata: ${JSON.stringify(last)}`);
+  return last.content as { chatId: string; title: string; replaySessionID: string };
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fakeChat } from '../../../../test/support/chat-fakes.ts';
-import { jsonEvents, readSse } from '../../../../test/support/sse.ts';
+import { jsonEvents, metadataOf, readSse } from '../../../../test/support/sse.ts';
 import { TEST_SECRET, tokenFor } from '../../../../test/support/tokens.ts';
 import { createTokenVerifier } from '../auth/index.ts';
 import { silentLogger } from '../observability/index.ts';
@@ -116,7 +116,7 @@ describe('POST /api/v1/chat/generate/stream', () => {
   it("continues the owner's chat, refuses another user's (403) and an unknown one (400) as JSON", async () => {
     const { app, model } = chatApp({ hits: [] });
     const first = jsonEvents(await readSse(await post(app, ask('First question'))));
-    const { chatId } = first.at(-1)?.content as { chatId: string };
+    const { chatId } = metadataOf(first);
     const second = jsonEvents(await readSse(await post(app, ask('Second question', { chatId }))));
     expect(second.at(-1)?.content).toMatchObject({ chatId, title: 'First question' });
     expect(model.requests[1]?.messages.map((message) => message.content).slice(1)).toEqual([
@@ -145,7 +145,7 @@ describe('GET /api/v1/chat/replay/{replaySessionID}', () => {
   it('streams the same events again to the owner only; 403 for another user, 404 for an unknown id', async () => {
     const { app } = chatApp();
     const original = await readSse(await post(app, ask('Replay me')));
-    const { replaySessionID } = jsonEvents(original).at(-1)?.content as { replaySessionID: string };
+    const { replaySessionID } = metadataOf(jsonEvents(original));
     const get = async (id: string, user: string) =>
       app.request(`/api/v1/chat/replay/${id}`, { headers: { authorization: `Bearer ${await tokenFor(user)}` } });
     const replay = await get(replaySessionID, 'alice');

@@ -27,7 +27,7 @@ async function post(app: ReturnType<typeof chatApp>['app'], content: string) {
 describe('chat stream failures', () => {
   it('ends a model failure after the stream started with an error event and [DONE], leaking nothing', async () => {
     const model = scriptedModel(['Partial'], {
-      then: async () => {
+      afterwards: async () => {
         throw new Error('connect ECONNRESET 10.0.0.7 with key sk-secret-123456789');
       },
     });
@@ -50,7 +50,7 @@ describe('chat stream failures', () => {
   });
 
   it('aborts the model call when the client disconnects, and keeps the question in the session', async () => {
-    const model = scriptedModel([], { then: (signal) => abortOf(signal) });
+    const model = scriptedModel([], { afterwards: (signal) => abortOf(signal) });
     const { app, sessions } = chatApp(model);
     const response = await post(app, 'Are you still there?');
     const reader = sseReader(response);
@@ -71,7 +71,7 @@ describe('chat stream failures', () => {
       release = resolve;
     });
     const model = scriptedModel([], {
-      then: () => released,
+      afterwards: () => released,
     });
     const { app } = chatApp(model, 5);
     const reader = sseReader(await post(app, 'Take your time'));
