@@ -1,0 +1,84 @@
+import type { Principal } from '@memgate/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { jsonEvents, readSse, sseReader } from '../support/sse.ts';
+import { startUpstreamStub } from '../support/upstream-stub.ts';
+import { startChat } from './harness.ts';
+
+// The chat with DEFAULT_MODEL_BASE_URL set: the proxy's upstream model client answers, through the stub.
+const stub = await startUpstreamStub({ behavior: { reply: 'Beans are in the top left cupboard.', model: 'stub-llm' } });
+const chat = await startChat({
+  DEFAULT_MODEL_BASE_URL: stub.url,
+  DEFAULT_MODEL_API_KEY: 'sk-operator-key-0123456789',
+  DEFAULT_MODEL_UPSTREAM_ID: 'stub-llm',
+});
+afterAll(async () => {
+  await chat.close();
+  await stub.close();
+});
+
+const erin: Principal = { userId: 'erin', orgs: [], scopes: new Set(['context:write']) };
+await chat.store.add(erin, {
+  documents: [{ fileName: 'kitchen.md', content: 'Coffee beans are kept in the top left cupboard.' }],
+});
+const question = { role: 'user', content: 'Where are the coffee beans kept?' };
+const tools = [{ type: 'function', function: { name: 'open_cupboard', parameters: { type: 'object' } } }];
+
+describe('chat on an upstream default model', () => {
+  it('sends the persona, the injected context, the history and the tools upstream, and streams its answer', async () => {
+    stub.setBehavior({ reply: 'Beans are in the top left cupboard.', model: 'stub-llm' });
+    const response = await chat.ask('erin', {
+      chat_history: [{ role: 'system', content: 'Be brief.' }, question],
+      persona: 'technical',
+      tools,
+    });
+    const events = jsonEvents(await readSse(response));
+    expect(events.map((event) => event.type)).toEqual([
+      'thinking_update',
+      'thinking_update',
+      'thinking_update',
+      'final_response',
+      'metadata',
+    ]);
+    expect(events[2]?.content).toBe('Composing the answer with memgate/default');
+    expect(events[3]).toMatchObject({
+      content: 'Beans are in the top left cupboard.',
+      json: { model: 'stub-llm', usage: { prompt_tokens: 10 }, sources: [{ fileName: 'kitchen.md' }], tool_calls: [] },
+    });
+    const sent = stub.requests.at(-1);
+    expect(sent?.headers.authorization).toBe('Bearer sk-operator-key-0123456789');
+    const body = sent?.body as { model: string; messages: { role: string; content: string }[]; tools: unknown[] };
+    expect(body.model).toBe('stub-llm');
+    expect(body.tools).toEqual(tools);
+    expect(body.messages.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user']);
+    expect(body.messages[0]?.content).toContain('technical');
+    expect(body.messages[1]?.content).toContain('top left cupboard');
+    expect(body.messages[2]?.content).toBe('Be brief.');
+  });
+
+  it('ends an upstream failure mid-stream with an error event and [DONE]', async () => {
+    stub.setBehavior({ reply: 'one two three four five', failAfterChunks: 2 });
+    const read = await readSse(await chat.ask('erin', { chat_history: [question] }));
+    const events = jsonEvents(read);
+    expect(events.filter((event) => event.type === 'final_response' || event.type === 'metadata')).toEqual([]);
+    expect(events.at(-1)).toEqual({ content: null, error: { message: expect.any(String) } });
+    expect(read.data.join('\n')).not.toContain('sk-operator-key');
+  });
+
+  it('passes an upstream error status on as an error event', async () => {
+    stub.setBehavior({ error: { status: 503, body: { error: { message: 'overloaded' } } } });
+    const events = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question] })));
+    expect(events.at(-1)).toEqual({ content: null, error: { message: 'upstream answered with status 503' } });
+  });
+
+  it('aborts the upstream call when the client disconnects', async () => {
+    stub.setBehavior({ hang: true });
+    const received = stub.nextRequest();
+    const disconnected = stub.nextDisconnect();
+    const reader = sseReader(await chat.ask('erin', { chat_history: [question] }));
+    await received;
+    for (let step = 0; step < 3; step += 1) expect((await reader.next())?.kind).toBe('data');
+    await reader.cancel();
+    const request = await disconnected;
+    expect(request.path).toContain('/chat/completions');
+  });
+});
