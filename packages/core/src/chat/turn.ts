@@ -22,7 +22,10 @@ function foundMessage(hits: SearchHit[]): string {
   return `Found ${passages} in ${documents === 1 ? '1 document' : `${documents} documents`}`;
 }
 
-/** Persona prompt, then the session's earlier messages the request does not repeat, the request, and the context. */
+/**
+ * Persona prompt and the request's system messages, then the injected context (after the system messages, as the
+ * proxy injects it), then the session's earlier messages the request does not repeat, and the request's messages.
+ */
 function promptOf(
   settings: ChatSettings,
   request: ChatRequest,
@@ -31,14 +34,16 @@ function promptOf(
 ): ChatMessage[] {
   const sent = new Set(request.chat_history.map((message) => `${message.role}\n${message.content}`));
   const earlier = session.messages.filter((message) => !sent.has(`${message.role}\n${message.content}`));
-  const system: ChatMessage[] = [{ role: 'system', content: personaPrompt(request.persona, settings.personas) }];
+  const history = [...earlier, ...request.chat_history].map(({ role, content }) => ({ role, content }));
+  const system: ChatMessage[] = [
+    { role: 'system', content: personaPrompt(request.persona, settings.personas) },
+    ...history.filter((message) => message.role === 'system'),
+  ];
   if (hits.length > 0) {
     const passages = hits.map((hit) => ({ fileName: hit.fileName, text: hit.contextData }));
     system.push({ role: 'system', content: formatContextMessage(passages) });
   }
-  const history = [...earlier, ...request.chat_history].map(({ role, content }) => ({ role, content }));
-  const leading = history.filter((message) => message.role === 'system');
-  return [...system, ...leading, ...history.filter((message) => message.role !== 'system')];
+  return [...system, ...history.filter((message) => message.role !== 'system')];
 }
 
 /** Produces one answer's events; saves the session (and the replay) as it goes, even when cut short. */
