@@ -1,8 +1,7 @@
 import { createParser } from 'eventsource-parser';
+import { DONE, dataEvent, keepAlive } from '../sse/index.ts';
 
 const encoder = new TextEncoder();
-const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
-const DONE = encoder.encode('data: [DONE]\n\n');
 
 export interface ForwardOptions {
   /** Upstream bytes (already SSE) to forward unchanged. */
@@ -42,11 +41,7 @@ export function forwardSse({ source, abort, keepAliveMs, onData, onEnd }: Forwar
   });
 
   async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
-    timer = setTimeout(function sendKeepAlive() {
-      if (closed) return;
-      controller.enqueue(KEEP_ALIVE);
-      timer?.refresh();
-    }, keepAliveMs);
+    timer = keepAlive(controller, keepAliveMs, () => closed);
     // refresh() re-arms the same timer: cheaper than clear + set on every forwarded chunk.
     const arm = () => timer?.refresh();
     let ok = true;
@@ -65,7 +60,7 @@ export function forwardSse({ source, abort, keepAliveMs, onData, onEnd }: Forwar
         const error = {
           error: { message: 'upstream stream failed', type: 'server_error', code: 'upstream_stream_failed' },
         };
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify(error)}\n\n`));
+        controller.enqueue(dataEvent(error));
       }
     } finally {
       clearTimeout(timer);

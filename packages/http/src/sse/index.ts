@@ -1,8 +1,25 @@
 import { isMemgateError } from '@memgate/core';
 
 const encoder = new TextEncoder();
-const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
-const DONE = encoder.encode('data: [DONE]\n\n');
+export const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
+export const DONE = encoder.encode('data: [DONE]\n\n');
+
+/**
+ * Sends `: keep-alive` every `keepAliveMs` of silence until `isClosed()`. The caller re-arms the returned timer with
+ * `refresh()` whenever it sends something: cheaper than clear + set on every chunk.
+ */
+export function keepAlive(
+  controller: ReadableStreamDefaultController<Uint8Array>,
+  keepAliveMs: number,
+  isClosed: () => boolean,
+): NodeJS.Timeout {
+  const timer = setTimeout(function sendKeepAlive() {
+    if (isClosed()) return;
+    controller.enqueue(KEEP_ALIVE);
+    timer.refresh();
+  }, keepAliveMs);
+  return timer;
+}
 
 /** Headers of every event stream this service sends. */
 export const SSE_HEADERS = {
@@ -58,11 +75,7 @@ export function eventStream({ events, abort, keepAliveMs, onError }: EventStream
   });
 
   async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
-    timer = setTimeout(function sendKeepAlive() {
-      if (closed) return;
-      controller.enqueue(KEEP_ALIVE);
-      timer?.refresh();
-    }, keepAliveMs);
+    timer = keepAlive(controller, keepAliveMs, () => closed);
     try {
       for (;;) {
         const next = await iterator.next();
