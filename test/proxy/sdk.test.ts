@@ -132,7 +132,7 @@ describe('route B with the official SDK (extractive responder)', () => {
   it('says plainly when nothing relevant is stored', async () => {
     const completion = await routeB().chat.completions.create({
       model: 'memgate/default',
-      messages: [{ role: 'user', content: 'What colour is the office cat?' }],
+      messages: [{ role: 'user', content: 'What colour is our office cat?' }],
     });
     expect(completion.choices[0]?.message.content).toMatch(/nothing relevant/i);
   });

@@ -50,16 +50,32 @@ export const ConfigSchema = z.object({
   PROXY_ALLOWED_HOSTS: list,
   PROXY_ALLOW_PRIVATE_TARGETS: flag,
   PROXY_KEEP_RECENT: z.coerce.number().int().min(0).default(4),
-  PROXY_HISTORY_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.2),
+  // Defaults depend on the embedder: see relevanceDefaults.
+  PROXY_HISTORY_MIN_SIMILARITY: z.coerce.number().min(0).max(1).optional(),
   PROXY_HISTORY_TOKEN_BUDGET: z.coerce.number().int().positive().default(8000),
   PROXY_CONTEXT_TOP_K: z.coerce.number().int().min(0).max(100).default(5),
-  PROXY_CONTEXT_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.25),
+  PROXY_CONTEXT_MIN_SIMILARITY: z.coerce.number().min(0).max(1).optional(),
   PROXY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
 
   CHAT_TTL_DAYS: z.coerce.number().positive().default(30),
 });
 
-export type Config = z.infer<typeof ConfigSchema>;
+type Relevance = 'PROXY_HISTORY_MIN_SIMILARITY' | 'PROXY_CONTEXT_MIN_SIMILARITY';
+export type Config = Omit<z.infer<typeof ConfigSchema>, Relevance> & Record<Relevance, number>;
+
+/**
+ * Similarity floors when the variables are unset. Neural embeddings (DESIGN.md section 4's defaults) score a short
+ * question against a relevant chunk around 0.3 to 0.6. The lexical embedder can only count shared words and word
+ * pieces, so a question against a relevant chunk of a few hundred words scores 0.15 to 0.3 and an unrelated one
+ * stays under 0.12 (measured on a help-desk set in packages/adapters/src/config/index.test.ts): its floor is lower.
+ */
+export function relevanceDefaults(embeddings: Config['EMBEDDINGS']): Record<Relevance, number> {
+  return embeddings === 'local'
+    ? { PROXY_HISTORY_MIN_SIMILARITY: LEXICAL_RELEVANCE_FLOOR, PROXY_CONTEXT_MIN_SIMILARITY: LEXICAL_RELEVANCE_FLOOR }
+    : { PROXY_HISTORY_MIN_SIMILARITY: 0.2, PROXY_CONTEXT_MIN_SIMILARITY: 0.25 };
+}
+
+export const LEXICAL_RELEVANCE_FLOOR = 0.12;
 
 /** Reads and checks configuration once; a bad value stops start-up with a message naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -68,7 +84,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const issue = result.error.issues[0];
     throw new Error(`invalid configuration: ${String(issue?.path.join('.'))}: ${issue?.message}`);
   }
-  const config = result.data;
+  const defaults = relevanceDefaults(result.data.EMBEDDINGS);
+  const config: Config = {
+    ...result.data,
+    PROXY_HISTORY_MIN_SIMILARITY: result.data.PROXY_HISTORY_MIN_SIMILARITY ?? defaults.PROXY_HISTORY_MIN_SIMILARITY,
+    PROXY_CONTEXT_MIN_SIMILARITY: result.data.PROXY_CONTEXT_MIN_SIMILARITY ?? defaults.PROXY_CONTEXT_MIN_SIMILARITY,
+  };
   if (config.VECTOR_STORE === 'pinecone' && !(config.PINECONE_API_KEY && config.PINECONE_INDEX)) {
     throw new Error('invalid configuration: VECTOR_STORE=pinecone needs PINECONE_API_KEY and PINECONE_INDEX');
   }

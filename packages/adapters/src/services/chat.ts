@@ -28,10 +28,10 @@ export function createChatServices(
     contextStore: shared.contextStore,
     model: shared.defaultModel,
     clock,
-    ttlDays: config?.CHAT_TTL_DAYS ?? 30,
+    ttlDays: config.CHAT_TTL_DAYS,
     // The same context selection as the proxy's injection (DESIGN.md section 4).
-    contextTopK: config?.PROXY_CONTEXT_TOP_K ?? 5,
-    contextMinSimilarity: config?.PROXY_CONTEXT_MIN_SIMILARITY ?? 0.25,
+    contextTopK: config.PROXY_CONTEXT_TOP_K,
+    contextMinSimilarity: config.PROXY_CONTEXT_MIN_SIMILARITY,
   });
   return { service, sessions, keepAliveMs: overrides.keepAliveMs ?? 15_000 };
 }
