@@ -1,11 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { ChatService } from '@memgate/core';
+import { type ChatService, MemgateError } from '@memgate/core';
 import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
 import { areaErrorHandler, fromZodError, limitBody, readJsonObject, throwOnInvalid } from '../errors/index.ts';
 import { eventStream, eventsOf, SSE_HEADERS } from '../sse/index.ts';
 import { generateRoute, replayRoute } from './routes.ts';
-import { ChatBody } from './schemas.ts';
+import { ChatBody, ReplayParams } from './schemas.ts';
 
 export interface ChatAreaDeps {
   service: ChatService;
@@ -36,7 +36,10 @@ export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono {
   });
 
   app.get('/api/v1/chat/replay/:replaySessionID', auth, async function replayStream(c) {
-    const events = await service.replay(c.var.principal, c.req.param('replaySessionID'));
+    // The declared bound (at most 200 characters) also keeps an oversized id from reaching DynamoDB as a key.
+    const params = ReplayParams.safeParse({ replaySessionID: c.req.param('replaySessionID') });
+    if (!params.success) throw new MemgateError('not_found', 'replay_not_found', 'unknown replaySessionID');
+    const events = await service.replay(c.var.principal, params.data.replaySessionID);
     const body = eventStream({ events: eventsOf(events), abort: () => undefined, keepAliveMs, onError });
     return new Response(body, { status: 200, headers: SSE_HEADERS });
   });

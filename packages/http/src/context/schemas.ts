@@ -15,6 +15,25 @@ const BooleanLike = z.union([z.boolean(), z.enum(['true', 'false'])]);
 const Scope = z.enum(CONTEXT_SCOPES);
 const ContextType = z.enum(CONTEXT_TYPES);
 
+// Metadata is copied into every document record: DynamoDB refuses items nested deeper than 32 levels or over
+// 400 KB, so deeper or bigger metadata is the caller's mistake (400), not a failed write (500).
+const MAX_METADATA_DEPTH = 16;
+const MAX_METADATA_BYTES = 64 * 1024;
+
+function depthOf(value: unknown, limit: number): number {
+  if (typeof value !== 'object' || value === null || limit < 0) return 0;
+  let deepest = 0;
+  for (const item of Object.values(value)) deepest = Math.max(deepest, depthOf(item, limit - 1));
+  return deepest + 1;
+}
+
+function fitsOneItem(metadata: Record<string, unknown>): boolean {
+  return (
+    depthOf(metadata, MAX_METADATA_DEPTH) <= MAX_METADATA_DEPTH &&
+    Buffer.byteLength(JSON.stringify(metadata)) <= MAX_METADATA_BYTES
+  );
+}
+
 export const DocumentBody = z
   .object({
     content: z.string().max(MAX_DOCUMENT_CHARS),
@@ -43,6 +62,9 @@ export const AddBody = z
         tags: z.union([z.array(z.string()), z.string()]).optional(),
       })
       .catchall(z.unknown())
+      .refine(fitsOneItem, {
+        message: `must nest at most ${MAX_METADATA_DEPTH} levels and take at most ${MAX_METADATA_BYTES} bytes as JSON`,
+      })
       .optional(),
     chained: BooleanLike.optional(),
     tags: z.array(z.string().max(256)).max(100).optional(),
