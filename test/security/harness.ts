@@ -1,5 +1,12 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { createServices, loadConfig, type ServiceInputs } from '@memgate/adapters';
+import {
+  createServices,
+  createTargetGuard,
+  createUpstreamModel,
+  loadConfig,
+  type ServiceInputs,
+} from '@memgate/adapters';
+import type { LookupAll } from '@memgate/adapters/ssrf/index';
 import { runCleanup, systemClock, type VectorIndex } from '@memgate/core';
 import {
   type AppDeps,
@@ -53,11 +60,14 @@ export async function startSecurityHarness({
   verifier = createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET }),
   wrapIndex = (index) => index,
   table: given,
+  lookup,
 }: {
   env?: Record<string, string>;
   verifier?: TokenVerifier;
   wrapIndex?: (index: VectorIndex) => VectorIndex;
   table?: TestTable;
+  /** DNS for route A's targets (a public name resolving to a private address); the system's when unset. */
+  lookup?: LookupAll;
 } = {}): Promise<SecurityHarness> {
   const table = given ?? (await createTestTable('sec'));
   const exact = createExactIndex();
@@ -73,6 +83,16 @@ export async function startSecurityHarness({
     log: (level, message, fields) => logger[level](message, fields),
   };
   const services = createServices(inputs);
+  if (lookup) {
+    // Route A as createProxyServices builds it, with only the guard's DNS replaced.
+    const guard = createTargetGuard({
+      allowPrivate: inputs.config.PROXY_ALLOW_PRIVATE_TARGETS,
+      allowedHosts: inputs.config.PROXY_ALLOWED_HOSTS,
+      lookup,
+    });
+    const timeoutMs = inputs.config.PROXY_UPSTREAM_TIMEOUT_MS;
+    services.proxy.upstreamFor = (baseUrl, apiKey) => createUpstreamModel({ baseUrl, apiKey, timeoutMs, guard });
+  }
   const background = createBackgroundWork((error) => logger.error('background task failed', { error: String(error) }));
   const app = createApp({
     verifier,

@@ -18,6 +18,8 @@ export class UpstreamStatusError extends MemgateError {
  * Never includes the URL (route A's base URL sits next to the target key) or the key.
  */
 export function upstreamFailure(error: unknown, timedOut: boolean): unknown {
+  // Already explained (a refused redirect, thrown inside the same try): keep its code and message.
+  if (error instanceof MemgateError) return error;
   const refusal = findRefusal(error);
   if (refusal) return refusedTarget(refusal.message.replace(/^target refused: /, ''));
   if (timedOut) return new MemgateError('upstream_timeout', 'upstream_timeout', 'upstream did not answer in time');
