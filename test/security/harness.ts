@@ -123,7 +123,7 @@ export async function startSecurityHarness({
     itemCount,
     background,
     async request(method, path, { token, body, raw, headers = {} } = {}) {
-      const payload = raw ?? (body === undefined ? undefined : JSON.stringify(body));
+      const payload = method === 'GET' ? undefined : (raw ?? (body === undefined ? undefined : JSON.stringify(body)));
       const response = await app.request(path, {
         method,
         headers: {
