@@ -1,5 +1,9 @@
 import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { signLocalToken } from '@memgate/local/token';
+import { loadedBytes } from '../scripts/build.ts';
+import { httpEvent } from '../test/support/lambda.ts';
 
 /** Timings of one cold start, measured inside the fresh process. */
 export interface ColdStart {
@@ -9,6 +13,9 @@ export interface ColdStart {
   firstEventMs: number;
   /** importMs + firstEventMs: what the issue's 150 ms budget measures. */
   coldStartMs: number;
+  /** CPU time (user + system) spent over coldStartMs: what the start costs, less sensitive than wall time to other
+   *  processes competing for the machine's cores. */
+  cpuMs: number;
   /** From the process's own start (Node boot included) to the first event served. */
   sinceProcessStartMs: number;
   /** The first response's status code. */
@@ -27,6 +34,7 @@ globalThis.awslambda = {
 };
 const context = { functionName: 'bench', awsRequestId: 'bench', getRemainingTimeInMillis: () => 60000 };
 const event = JSON.parse(eventJson);
+const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const { handler } = await import(bundleUrl);
 const t1 = performance.now();
@@ -39,7 +47,9 @@ if (streaming.has(handler)) {
   statusCode = (await handler(event, context))?.statusCode;
 }
 const t2 = performance.now();
-process.stdout.write(JSON.stringify({ importMs: t1 - t0, firstEventMs: t2 - t1, coldStartMs: t2 - t0, sinceProcessStartMs: t2, statusCode }) + '\\n');
+const cpu = process.cpuUsage(cpu0);
+const cpuMs = (cpu.user + cpu.system) / 1000;
+process.stdout.write(JSON.stringify({ importMs: t1 - t0, firstEventMs: t2 - t1, coldStartMs: t2 - t0, cpuMs, sinceProcessStartMs: t2, statusCode }) + '\\n');
 process.exit(0);
 `;
 
@@ -51,12 +61,16 @@ process.exit(0);
 export function measureColdStart(
   bundlePath: string,
   event: unknown,
-  { env = {}, timeoutMs = 30_000 }: { env?: Record<string, string>; timeoutMs?: number } = {},
+  {
+    env = {},
+    timeoutMs = 30_000,
+    nodeArgs = [],
+  }: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ColdStart> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--input-type=module', '-e', CHILD, pathToFileURL(bundlePath).href, JSON.stringify(event)],
+      [...nodeArgs, '--input-type=module', '-e', CHILD, pathToFileURL(bundlePath).href, JSON.stringify(event)],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs },
     );
     let out = '';
@@ -90,7 +104,10 @@ export function measureColdStart(
 export async function measureColdStarts(
   bundlePath: string,
   event: unknown,
-  { runs = 5, ...options }: { runs?: number; env?: Record<string, string>; timeoutMs?: number } = {},
+  {
+    runs = 5,
+    ...options
+  }: { runs?: number; env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<{ samples: ColdStart[]; medianMs: number }> {
   const samples: ColdStart[] = [];
   for (let i = 0; i < runs; i++) samples.push(await measureColdStart(bundlePath, event, options));
@@ -102,3 +119,170 @@ export async function measureColdStarts(
       : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
   return { samples, medianMs };
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// `npx tsx bench/cold-start.ts [--runs N]`: builds the bundles and measures each function's cold start on its first
+// real request, against DynamoDB Local and the Pinecone emulator, configured through the environment as in AWS.
+
+/** The first event of one function, served for real (authenticated, touching its stores), and the status it gets. */
+export interface LambdaScenario {
+  event: unknown;
+  status: number | undefined;
+}
+
+/** One realistic first event per function (the cleanup gets its EventBridge schedule event). */
+export function lambdaScenarios(token: string): Record<string, LambdaScenario> {
+  const headers = { authorization: `Bearer ${token}` };
+  const api = (method: string, path: string, body?: unknown, query?: string) =>
+    httpEvent({ method, path, headers, ...(body === undefined ? {} : { body }), ...(query ? { query } : {}) });
+  const url = (path: string, body: unknown) => httpEvent({ method: 'POST', path, headers, body, functionUrl: true });
+  const leave = 'Employees get thirty days of paid leave every year. Requests go to the team lead.';
+  return {
+    'context-add': {
+      event: api('POST', '/api/v1/context/add', {
+        source: 'handbook',
+        documents: [{ fileName: 'leave.md', content: leave }],
+      }),
+      status: 201,
+    },
+    'context-search': {
+      event: api('POST', '/api/v1/context/search', {
+        query: 'how many days of paid leave',
+        similarity_threshold: 1,
+        minimum_similarity_threshold: 0,
+      }),
+      status: 202,
+    },
+    'context-delete': { event: api('POST', '/api/v1/context/delete', { source: 'nothing-here' }), status: 204 },
+    'context-view': { event: api('GET', '/api/v1/context/view', undefined, 'limit=10'), status: 200 },
+    'context-view-docs': { event: api('GET', '/api/v1/context/view/docs'), status: 200 },
+    proxy: {
+      event: url('/api/v1/proxy/default/chat/completions', {
+        model: 'memgate/default',
+        messages: [{ role: 'user', content: 'How many days of paid leave do we get?' }],
+      }),
+      status: 200,
+    },
+    'chat-stream': {
+      event: url('/api/v1/chat/generate/stream', {
+        chat_history: [{ role: 'user', content: 'How many days of paid leave do we get?' }],
+      }),
+      status: 200,
+    },
+    cleanup: {
+      event: {
+        version: '0',
+        id: 'bench',
+        'detail-type': 'Scheduled Event',
+        source: 'aws.events',
+        time: new Date().toISOString(),
+        region: 'us-east-1',
+        resources: [],
+        detail: {},
+      },
+      status: undefined,
+    },
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+/** Where the bench's functions find their stores: DynamoDB Local and the Pinecone emulator, started for the run. */
+async function startStores(secret: string) {
+  const [{ startDynamoLocal }, { startPineconeEmulator }, { createDocumentClient, ensureTable }] = await Promise.all([
+    import('@memgate/local/dynamo-local'),
+    import('@memgate/adapters/pinecone/emulator/index'),
+    import('@memgate/adapters'),
+  ]);
+  const dynamo = await startDynamoLocal();
+  const pinecone = await startPineconeEmulator({ apiKey: 'pcsk_bench' });
+  const documentClient = createDocumentClient({ endpoint: dynamo.endpoint });
+  await ensureTable(documentClient, 'memgate-bench');
+  // As infra/functions.ts configures a function; the SDK reaches DynamoDB Local through its own endpoint variable
+  // and takes credentials from the environment, as in Lambda (DYNAMODB_ENDPOINT would skip its credential chain).
+  const env = {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'ASIABENCH',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_SESSION_TOKEN: 'bench',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    DYNAMODB_ENDPOINT: '',
+    TABLE_NAME: 'memgate-bench',
+    VECTOR_STORE: 'pinecone',
+    PINECONE_API_KEY: 'pcsk_bench',
+    PINECONE_INDEX: 'memgate',
+    PINECONE_HOST: pinecone.url,
+    AUTH_JWT_SECRET: secret,
+    LOG_LEVEL: 'silent',
+    NODE_OPTIONS: '',
+  };
+  return {
+    env,
+    async stop() {
+      documentClient.destroy();
+      await pinecone.close();
+      await dynamo.stop();
+    },
+  };
+}
+
+/**
+ * `--runs N` (default 7), `--only a,b` (function names), `--profile DIR` (a V8 CPU profile of every start),
+ * `--bundles DIR[,DIR...]` (measure built directories instead of a fresh build; several are interleaved in the same
+ * rounds, so their figures compare under the same machine load).
+ */
+async function main(): Promise<void> {
+  const option = (name: string) =>
+    process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
+  const runs = Number(option('--runs') ?? 7);
+  const only = option('--only')?.split(',');
+  const profileDir = option('--profile');
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`] : [];
+  const { buildTestBundles } = await import('../test/support/bundles.ts');
+  const built = option('--bundles') ? undefined : await buildTestBundles();
+  const dirs = option('--bundles')?.split(',') ?? [built?.dir as string];
+  const secret = 'bench-secret-for-cold-starts-0123456789';
+  const stores = await startStores(secret);
+  const token = await signLocalToken(secret, { user: 'bench' });
+  const scenarios = Object.entries(lambdaScenarios(token)).filter(([name]) => !only || only.includes(name));
+  const samples = new Map<string, ColdStart[]>();
+  try {
+    // Round 0 warms DynamoDB Local's JIT and the OS file cache (AWS's stores are warm); rounds interleave the
+    // functions so that load from other processes spreads over all of them.
+    for (let round = 0; round <= runs; round++) {
+      for (const [name, scenario] of scenarios) {
+        for (const dir of dirs) {
+          const sample = await measureColdStart(join(dir, name, 'index.mjs'), scenario.event, {
+            env: { ...stores.env, AWS_LAMBDA_FUNCTION_NAME: name },
+            nodeArgs,
+          });
+          if (sample.statusCode !== scenario.status) throw new Error(`${name} answered ${sample.statusCode}`);
+          const key = join(dir, name);
+          if (round > 0) samples.set(key, [...(samples.get(key) ?? []), sample]);
+        }
+      }
+    }
+    for (const dir of dirs) {
+      console.log(`${dir}: median of ${runs} cold starts`);
+      console.log('function            loaded KiB   wall ms (import + first event)        CPU ms');
+      for (const [name] of scenarios) {
+        const measured = samples.get(join(dir, name)) ?? [];
+        const of = (pick: (sample: ColdStart) => number) => median(measured.map(pick)).toFixed(0);
+        const kib = (loadedBytes(join(dir, name)) / 1024).toFixed(0);
+        const wall = `${of((s) => s.coldStartMs).padStart(6)}  (${of((s) => s.importMs)} + ${of((s) => s.firstEventMs)})`;
+        console.log(`${name.padEnd(20)}${kib.padStart(10)}   ${wall.padEnd(36)}${of((s) => s.cpuMs).padStart(6)}`);
+      }
+    }
+  } finally {
+    await stores.stop();
+    built?.remove();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await main();

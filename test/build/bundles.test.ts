@@ -1,12 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOKENIZER_TABLE_FILE } from '../../functions/runtime/tokenizer.ts';
 import { budgetViolations, FORBIDDEN_INPUTS, functionNames, MAX_BUNDLE_BYTES } from '../../scripts/build.ts';
 import { buildTestBundles } from '../support/bundles.ts';
 
-// Over the 1 MB budget today, for reasons outside the AWS wiring: the Pinecone SDK (~557 KB, CommonJS, every
-// API client built eagerly) plus undici (~525 KB, the proxy's SSRF-checking upstream client). Tracked in the
-// issue note; the build prints their sizes and `npm run build -- --allow-oversize` deploys them meanwhile.
-const KNOWN_OVERSIZE = new Set(['proxy', 'chat-stream']);
+// The proxy and the chat count tokens with the exact o200k_base encoder, whose table ships beside their bundles
+// (brotli-compressed JSON, ~750 KB, read on the first count): their code is within 1 MB, the table takes their
+// total over it. Fitting it needs a smaller encoding or an estimator in @memgate/core (see the issue note).
+const COUNTS_TOKENS = new Set(['proxy', 'chat-stream']);
 
 let built: Awaited<ReturnType<typeof buildTestBundles>>;
 beforeAll(async () => {
@@ -67,17 +69,48 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('keeps the context and cleanup bundles within 1 MB', () => {
+  it('keeps every bundle within 1 MB, and everything the context and cleanup functions load', () => {
     for (const bundle of built.bundles.values()) {
-      if (KNOWN_OVERSIZE.has(bundle.name)) continue;
       expect(bundle.bytes, bundle.name).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
+      if (COUNTS_TOKENS.has(bundle.name)) continue;
+      expect(bundle.loadedBytes, bundle.name).toBe(bundle.bytes); // nothing beside the bundle
       expect(budgetViolations(bundle), bundle.name).toEqual([]);
     }
   });
 
-  it.skip('keeps the proxy and chat bundles within 1 MB (over: Pinecone SDK + undici, see KNOWN_OVERSIZE)', () => {
-    for (const name of KNOWN_OVERSIZE) {
-      expect(built.bundles.get(name)?.bytes).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
+  it.skip('keeps everything the proxy and chat functions load within 1 MB (over: the o200k table, see COUNTS_TOKENS)', () => {
+    for (const name of COUNTS_TOKENS) {
+      expect(built.bundles.get(name)?.loadedBytes).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
+    }
+  });
+
+  it('ships the tokenizer table only beside the functions that count tokens, and nothing else beside any', () => {
+    for (const bundle of built.bundles.values()) {
+      // (esbuild writes index.mjs.LEGAL.txt when a bundled package has license comments: shipped, never loaded.)
+      const files = readdirSync(dirname(bundle.file))
+        .filter((file) => !file.endsWith('.LEGAL.txt'))
+        .sort();
+      const table = COUNTS_TOKENS.has(bundle.name) ? [TOKENIZER_TABLE_FILE] : [];
+      expect(files, bundle.name).toEqual(['index.mjs', 'index.mjs.map', ...table].sort());
+      expect(bundle.loadedBytes, bundle.name).toBe(
+        bundle.bytes + table.reduce((sum, file) => sum + statSync(join(dirname(bundle.file), file)).size, 0),
+      );
+    }
+  });
+
+  it('bundles only the parts of the Pinecone SDK, undici and gpt-tokenizer that memgate runs', () => {
+    for (const bundle of built.bundles.values()) {
+      const inputs = bundle.inputs.join('\n');
+      expect(inputs, bundle.name).not.toMatch(
+        /@pinecone-database|gpt-tokenizer\/esm\/bpeRanks|undici\/lib\/(?:mock|cache|web\/websocket|web\/eventsource)|llhttp-wasm\.js/,
+      );
+    }
+    // The context and cleanup functions open no upstream connection: no undici at all.
+    for (const name of ['context-add', 'context-search', 'cleanup']) {
+      expect(
+        built.bundles.get(name)?.inputs.some((input) => input.includes('node_modules/undici/')),
+        name,
+      ).toBe(false);
     }
   });
 
@@ -87,6 +120,7 @@ describe('Lambda bundles', () => {
         name: 'x',
         file: 'x',
         bytes: MAX_BUNDLE_BYTES + 1,
+        loadedBytes: MAX_BUNDLE_BYTES + 1,
         exports: [],
         inputs: ['node_modules/usearch/index.js', 'packages/local/src/server.ts'],
       }),

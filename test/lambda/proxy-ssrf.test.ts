@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpEvent, invokeStreaming, type StreamingHandler } from '../support/lambda.ts';
+import { tokenFor } from '../support/tokens.ts';
+import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
+import { type LambdaHarness, startLambdaHarness } from './harness.ts';
+
+// The Lambda build carries only undici's fetch, Agent and connector (scripts/build.ts): the SSRF guard must still
+// refuse private targets from inside the built bundle, including a name that resolves to one at connect time.
+let harness: LambdaHarness;
+let upstream: UpstreamStub;
+let proxy: StreamingHandler;
+let token: string;
+
+beforeAll(async () => {
+  upstream = await startUpstreamStub();
+  harness = await startLambdaHarness(); // private targets refused, as deployed
+  proxy = await harness.handlerOf<StreamingHandler>('proxy');
+  token = await tokenFor('alice');
+}, 120_000);
+
+afterAll(async () => {
+  await harness?.close();
+  await upstream?.close();
+});
+
+async function complete(base: string) {
+  const path = `/api/v1/proxy/${encodeURIComponent(base)}/sk-target-key-123456/chat/completions`;
+  const response = await invokeStreaming(
+    proxy,
+    httpEvent({
+      method: 'POST',
+      path,
+      body: { model: 'gpt-test', messages: [{ role: 'user', content: 'hello' }] },
+      headers: { authorization: `Bearer ${token}` },
+      functionUrl: true,
+    }),
+  );
+  return { status: response.statusCode, error: JSON.parse(response.body).error };
+}
+
+describe('proxy Lambda target safety', () => {
+  it('refuses a loopback address in the URL before connecting', async () => {
+    const port = new URL(upstream.url).port;
+    for (const base of [`https://127.0.0.1:${port}/v1`, `https://[::1]:${port}/v1`, upstream.url]) {
+      const result = await complete(base);
+      expect(result.status, base).toBe(400);
+      expect(result.error, base).toMatchObject({ code: 'invalid_target' });
+    }
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('refuses a name that resolves to loopback when connecting (the dispatcher checks every address)', async () => {
+    const result = await complete(`https://localhost:${new URL(upstream.url).port}/v1`);
+    expect(result.status).toBe(400);
+    expect(result.error).toMatchObject({
+      code: 'invalid_target',
+      message: expect.stringMatching(/localhost resolves/),
+    });
+    expect(upstream.requests).toHaveLength(0);
+  });
+});
