@@ -12,6 +12,11 @@ export interface SlotRecord {
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 128;
 const EXPANSION_SEARCH = 64;
+/**
+ * Graph inserts run on the calling thread: usearch's automatic thread pool costs twice the CPU time on small
+ * batches (measured 0.8 vs 0.4 ms per vector with 100-vector batches), and DynamoDB Local needs the other cores.
+ */
+const ADD_THREADS = 1;
 
 /**
  * In-memory state of one namespace: the HNSW graph (usearch, keyed by slot number), a dense copy of the vectors
@@ -61,7 +66,7 @@ export class NamespaceStore {
       matrix.set(item.values, row * this.dimension);
       row++;
     }
-    if (row > 0) this.hnsw.add(keys, matrix, 0);
+    if (row > 0) this.hnsw.add(keys, matrix, ADD_THREADS);
   }
 
   delete(ids: readonly string[]): void {

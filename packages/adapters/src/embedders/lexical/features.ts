@@ -66,49 +66,108 @@ function hashWord(word: string, seed: number): number {
   return mix(h);
 }
 
-export interface Feature {
+/**
+ * Hashed features of one text, in first-seen order (the order their values are summed into the vector, which
+ * keeps float rounding, and so every vector, the same as before). An open-addressing table over typed arrays,
+ * reused from text to text: embedding is the add path's main CPU cost, and a Map of objects spent most of it.
+ */
+export class FeatureTable {
+  /** Hash of each feature, in first-seen order. */
+  keys = new Uint32Array(1024);
   /** Occurrences in the text. */
-  tf: number;
-  /** Weight of the feature's family (stopwords and their bigrams count less). */
-  weight: number;
+  counts = new Uint32Array(1024);
+  /** Weight of the feature's family (stopwords and their bigrams count less), fixed by its first occurrence. */
+  weights = new Float64Array(1024);
+  size = 0;
+  /** Position + 1 of the feature in `keys`, by open addressing on its hash; 0 is an empty bucket. */
+  private buckets = new Int32Array(2048);
+
+  clear(): void {
+    this.buckets.fill(0);
+    this.size = 0;
+  }
+
+  note(key: number, weight: number): void {
+    const mask = this.buckets.length - 1;
+    let bucket = key & mask;
+    for (;;) {
+      const entry = this.buckets[bucket] as number;
+      if (entry === 0) break;
+      if (this.keys[entry - 1] === key) {
+        this.counts[entry - 1] = (this.counts[entry - 1] as number) + 1;
+        return;
+      }
+      bucket = (bucket + 1) & mask;
+    }
+    if (this.size === this.keys.length) {
+      this.grow();
+      this.note(key, weight);
+      return;
+    }
+    this.keys[this.size] = key;
+    this.counts[this.size] = 1;
+    this.weights[this.size] = weight;
+    this.size++;
+    this.buckets[bucket] = this.size;
+  }
+
+  /** Doubles the storage; buckets stay at most half full. */
+  private grow(): void {
+    const capacity = this.keys.length * 2;
+    const keys = new Uint32Array(capacity);
+    keys.set(this.keys);
+    const counts = new Uint32Array(capacity);
+    counts.set(this.counts);
+    const weights = new Float64Array(capacity);
+    weights.set(this.weights);
+    this.keys = keys;
+    this.counts = counts;
+    this.weights = weights;
+    this.buckets = new Int32Array(capacity * 2);
+    const mask = this.buckets.length - 1;
+    for (let i = 0; i < this.size; i++) {
+      let bucket = (this.keys[i] as number) & mask;
+      while (this.buckets[bucket] !== 0) bucket = (bucket + 1) & mask;
+      this.buckets[bucket] = i + 1;
+    }
+  }
 }
 
-/** Hashed features of a tokenised text, keyed by 32-bit hash. */
+/** Notes the hashed features of a tokenised text in `table` (cleared first). No closures: this is the hot loop. */
 export function extractFeatures(
   tokens: readonly string[],
+  table: FeatureTable,
   weights: FeatureWeights = DEFAULT_WEIGHTS,
-): Map<number, Feature> {
-  const features = new Map<number, Feature>();
-  const note = (key: number, weight: number) => {
-    const feature = features.get(key);
-    if (feature) feature.tf += 1;
-    else features.set(key, { tf: 1, weight });
-  };
-  let previous: { hash: number; stop: boolean } | undefined;
-  for (const token of tokens) {
+): FeatureTable {
+  table.clear();
+  let previousHash = 0;
+  let previousStop = false;
+  for (let t = 0; t < tokens.length; t++) {
+    const token = tokens[t] as string;
     const stop = STOPWORDS.has(token);
     const hash = hashWord(token, UNIGRAM_SEED);
-    note(hash, stop ? weights.stopword : weights.unigram);
-    if (previous && !(stop && previous.stop)) {
-      const pair = mix(Math.imul(previous.hash, 31) ^ hash ^ BIGRAM_SEED);
-      note(pair, stop || previous.stop ? weights.stopBigram : weights.bigram);
+    table.note(hash, stop ? weights.stopword : weights.unigram);
+    if (t > 0 && !(stop && previousStop)) {
+      const pair = mix(Math.imul(previousHash, 31) ^ hash ^ BIGRAM_SEED);
+      table.note(pair, stop || previousStop ? weights.stopBigram : weights.bigram);
     }
-    previous = { hash, stop };
-    if (!stop) noteCharGrams(token, (key) => note(key, weights.chargram));
+    previousHash = hash;
+    previousStop = stop;
+    if (!stop) noteCharGrams(token, table, weights.chargram);
   }
-  return features;
+  return table;
 }
 
 /** Character 3-, 4- and 5-grams of `<token>`, hashed incrementally from each start position. */
-function noteCharGrams(token: string, emit: (key: number) => void): void {
+function noteCharGrams(token: string, table: FeatureTable, weight: number): void {
   const length = token.length + 2;
-  const codeAt = (i: number) => (i === 0 || i === length - 1 ? BOUNDARY : token.charCodeAt(i - 1));
   if (length < 3) return;
   for (let start = 0; start + 3 <= length; start++) {
     let h = CHARGRAM_SEED;
     for (let n = 1; n <= 5 && start + n <= length; n++) {
-      h = step(h, codeAt(start + n - 1));
-      if (n >= 3) emit(mix(h ^ n));
+      const i = start + n - 1;
+      h = step(h, i === 0 || i === length - 1 ? BOUNDARY : token.charCodeAt(i - 1));
+      if (n >= 3) table.note(mix(h ^ n), weight);
     }
   }
 }

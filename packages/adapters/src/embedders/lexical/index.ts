@@ -1,5 +1,5 @@
 import type { Embedder } from '@memgate/core';
-import { DEFAULT_WEIGHTS, extractFeatures, tokenize } from './features.ts';
+import { DEFAULT_WEIGHTS, extractFeatures, FeatureTable, tokenize } from './features.ts';
 
 export interface LexicalEmbedderOptions {
   /** Power of two keeps bucket selection a mask; 512 balances hash collisions against index size and speed. */
@@ -17,14 +17,17 @@ export function createLexicalEmbedder({ dimension = 512 }: LexicalEmbedderOption
     throw new Error(`lexical embedder: dimension must be a power of two >= 16, got ${dimension}`);
   }
   const mask = dimension - 1;
+  // One table for every text: embedding is synchronous, so no two texts ever share it at once.
+  const table = new FeatureTable();
 
   function embedText(text: string): Float32Array {
     const vector = new Float32Array(dimension);
-    const features = extractFeatures(tokenize(text), DEFAULT_WEIGHTS);
-    for (const [hash, { tf, weight }] of features) {
-      const value = weight * (1 + Math.log(tf));
+    const { keys, counts, weights, size } = extractFeatures(tokenize(text), table, DEFAULT_WEIGHTS);
+    for (let i = 0; i < size; i++) {
+      const hash = keys[i] as number;
+      const value = (weights[i] as number) * (1 + Math.log(counts[i] as number));
       // Low bits choose the bucket, the top bit the sign: independent bits of one well-mixed hash.
-      vector[hash & mask] = (vector[hash & mask] ?? 0) + (hash & 0x80000000 ? -value : value);
+      vector[hash & mask] = (vector[hash & mask] as number) + (hash & 0x80000000 ? -value : value);
     }
     let norm = 0;
     for (let i = 0; i < dimension; i++) norm += (vector[i] ?? 0) * (vector[i] ?? 0);
