@@ -50,6 +50,7 @@ export class Pinecone {
     }>;
   };
   readonly #request: (url: string, operation: string, init?: { method?: string; body?: unknown }) => Promise<unknown>;
+  readonly #control: string;
 
   constructor({ apiKey, fetchApi = fetch, controllerHostUrl = CONTROL_PLANE }: PineconeConfiguration) {
     this.#request = async (url, operation, { method = 'GET', body } = {}) => {
@@ -68,22 +69,23 @@ export class Pinecone {
       return text === '' ? {} : JSON.parse(text);
     };
     const control = controllerHostUrl.replace(/\/+$/, '');
+    this.#control = control;
     const request = this.#request;
     this.inference = {
       async embed({ model, inputs, parameters = {} }) {
+        // Like the SDK: `inputType` is the client's spelling of the API's `input_type`.
+        const { inputType, ...rest } = parameters;
+        const sent = inputType === undefined ? rest : { ...rest, input_type: inputType };
         const answer = (await request(`${control}/embed`, 'embed', {
           method: 'POST',
-          body: { model, inputs: inputs.map((text) => ({ text })), parameters },
+          body: { model, inputs: inputs.map((text) => ({ text })), parameters: sent },
         })) as { data?: { values?: number[]; vector_type?: string }[] };
         return {
           data: (answer.data ?? []).map((item) => ({ values: item.values ?? [], vectorType: item.vector_type ?? '' })),
         };
       },
     };
-    this.#control = control;
   }
-
-  readonly #control: string;
 
   /** One index's data plane; without `host` its host is looked up once through the control plane. */
   index({ name, host }: { name: string; host?: string }) {
