@@ -1,0 +1,196 @@
+import type { VectorIndex } from '@memgate/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestTable } from '../support/dynamo.ts';
+import { type DynamoFaults, withFaults } from './dynamo-faults.ts';
+import { ALL_SCOPES, type SecurityHarness, startSecurityHarness, tokenFor } from './harness.ts';
+
+// Faults under the context store, over HTTP on DynamoDB Local (issue 8): DynamoDB throttling that the SDK absorbs
+// or that outlasts it, UnprocessedItems, and a vector store that times out at each step of add, delete and search.
+// Expected: a clear error in the area format, nothing half-visible, nothing acknowledged lost, and the cleanup
+// repairs what a failure left. (Immediate vector-store failures at each step: packages/core/src/context/store and
+// test/context/http.test.ts.)
+
+let h: SecurityHarness;
+let faults: DynamoFaults;
+/** Makes a vector-store method wait this long and then fail, like a client-side timeout. */
+const slow: Partial<Record<keyof VectorIndex, number>> = {};
+let token: string;
+const acknowledged = new Map<string, string>();
+const band = { similarity_threshold: 1, minimum_similarity_threshold: 0.05 };
+// Long enough for several chunks, so batches really split.
+const body = (word: string) =>
+  Array.from({ length: 120 }, (_, i) => `Paragraph ${i} tells the ${word} story, part ${i}.`).join(' ');
+
+function timingOut(inner: VectorIndex): VectorIndex {
+  const wrap =
+    <K extends keyof VectorIndex>(method: K) =>
+    async (...args: Parameters<VectorIndex[K]>) => {
+      const ms = slow[method];
+      if (ms !== undefined) {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        throw new Error(`vector store ${method} timed out after ${ms} ms`);
+      }
+      return (inner[method] as (...a: Parameters<VectorIndex[K]>) => ReturnType<VectorIndex[K]>)(...args);
+    };
+  return {
+    upsert: wrap('upsert'),
+    query: wrap('query'),
+    delete: wrap('delete'),
+    listIds: wrap('listIds'),
+    listNamespaces: wrap('listNamespaces'),
+  };
+}
+
+beforeAll(async () => {
+  const faulty = withFaults(await createTestTable('faults'));
+  faults = faulty.faults;
+  h = await startSecurityHarness({ table: faulty.table, wrapIndex: timingOut });
+  token = await tokenFor('fay', { orgs: ['acme'], scope: ALL_SCOPES });
+});
+
+const add = (word: string) =>
+  h.request('POST', '/api/v1/context/add', {
+    token,
+    body: { documents: [{ content: body(word), fileName: `${word}.txt` }], source: word },
+  });
+const search = async (word: string) =>
+  JSON.parse(
+    (await h.request('POST', '/api/v1/context/search', { token, body: { query: `${word} story`, ...band } })).text,
+  ).results as { fileName: string; documentId: string }[];
+const records = async () =>
+  JSON.parse((await h.request('GET', '/api/v1/context/view?limit=1000', { token })).text).context as {
+    _id: string;
+    children_context_nodes: string[];
+  }[];
+async function expectAcknowledged(word: string, response: { status: number; text: string }) {
+  expect(response.status, response.text).toBe(201);
+  acknowledged.set(word, JSON.parse(response.text).contextIds[0]);
+}
+/** Either the whole document (record and every chunk) is visible, or nothing of it. */
+async function expectWholeOrNothing(word: string, whole: boolean) {
+  const docs = JSON.parse((await h.request('GET', '/api/v1/context/view/docs?limit=1000', { token })).text)
+    .documents as { contextId: string; fileName: string; chunks: number }[];
+  const summary = docs.find((entry) => entry.fileName === `${word}.txt`);
+  const hits = (await search(word)).filter((hit) => hit.fileName === `${word}.txt`);
+  if (!whole) {
+    expect(summary, word).toBeUndefined();
+    expect(hits, word).toEqual([]);
+    return;
+  }
+  const all = await records();
+  const document = all.find((record) => record._id === summary?.contextId);
+  const ids = new Set(all.map((record) => record._id));
+  expect(summary?.chunks, word).toBeGreaterThan(1);
+  expect(document?.children_context_nodes).toHaveLength(summary?.chunks as number);
+  expect(document?.children_context_nodes.every((id) => ids.has(id))).toBe(true);
+  expect(hits.length).toBeGreaterThan(0);
+}
+function expectContextError(response: { status: number; text: string }, status: number, mentions?: string) {
+  expect(response.status, response.text).toBe(status);
+  const error = JSON.parse(response.text);
+  expect(error).toEqual({ response: expect.any(String), error: 'internal_error' });
+  if (mentions) expect(error.response).toContain(mentions);
+}
+
+describe('DynamoDB throttling and UnprocessedItems', () => {
+  it('throttling the SDK retries is invisible: the add and the reads succeed', async () => {
+    faults.transient = { BatchWriteItem: 2, BatchExecuteStatement: 2, BatchGetItem: 1, Query: 1 };
+    await expectAcknowledged('tapir', await add('tapir'));
+    await expectWholeOrNothing('tapir', true);
+    expect(faults.injected.transient).toBe(6);
+  });
+
+  it('UnprocessedItems are retried until every row is written, and every row deleted', async () => {
+    const before = await h.itemCount();
+    faults.unprocessed = 6;
+    await expectAcknowledged('okapi', await add('okapi'));
+    await expectWholeOrNothing('okapi', true);
+    faults.unprocessed = 6;
+    expect((await h.request('POST', '/api/v1/context/delete', { token, body: { source: 'okapi' } })).status).toBe(204);
+    acknowledged.delete('okapi');
+    expect(faults.injected.unprocessed).toBeGreaterThanOrEqual(4);
+    expect(await h.itemCount()).toBe(before);
+  });
+
+  it('throttling that outlasts the retries while writing rows: 500, nothing visible; the retry succeeds once', async () => {
+    faults.persistent = new Set(['BatchWriteItem']);
+    expectContextError(await add('quokka'), 500);
+    faults.persistent = new Set();
+    await expectWholeOrNothing('quokka', false);
+    await expectAcknowledged('quokka', await add('quokka'));
+    await h.cleanup();
+    await expectWholeOrNothing('quokka', true);
+    const docs = await h.request('GET', '/api/v1/context/view/docs?limit=1000', { token });
+    expect(docs.text.split('"quokka.txt"')).toHaveLength(2);
+  });
+
+  it('throttling while settling the records: 500, nothing visible; the cleanup then shows the whole document', async () => {
+    faults.persistent = new Set(['BatchExecuteStatement', 'UpdateItem', 'ExecuteStatement']);
+    expectContextError(await add('numbat'), 500);
+    faults.persistent = new Set();
+    await expectWholeOrNothing('numbat', false);
+    await h.cleanup();
+    await expectWholeOrNothing('numbat', true);
+    acknowledged.set('numbat', 'repaired');
+  });
+
+  it('throttling while hiding a deletion: 500 and the document stays whole; after hiding: 204 and the cleanup ends it', async () => {
+    faults.persistent = new Set(['BatchExecuteStatement', 'UpdateItem', 'ExecuteStatement']);
+    expectContextError(await h.request('POST', '/api/v1/context/delete', { token, body: { source: 'tapir' } }), 500);
+    faults.persistent = new Set();
+    await expectWholeOrNothing('tapir', true);
+
+    const before = await h.itemCount();
+    faults.persistent = new Set(['BatchWriteItem', 'DeleteItem']);
+    expect((await h.request('POST', '/api/v1/context/delete', { token, body: { source: 'tapir' } })).status).toBe(204);
+    faults.persistent = new Set();
+    acknowledged.delete('tapir');
+    await expectWholeOrNothing('tapir', false);
+    expect(await h.itemCount()).toBe(before);
+    await h.cleanup();
+    expect(await h.itemCount()).toBeLessThan(before);
+    await expectWholeOrNothing('tapir', false);
+  });
+});
+
+describe('a vector store that times out', () => {
+  it('while indexing an add: 500 naming the vector store, nothing visible; the cleanup indexes it', async () => {
+    slow.upsert = 300;
+    expectContextError(await add('wombat'), 500, 'vector store');
+    delete slow.upsert;
+    await expectWholeOrNothing('wombat', false);
+    await h.cleanup();
+    await expectWholeOrNothing('wombat', true);
+    acknowledged.set('wombat', 'repaired');
+  });
+
+  it('while removing vectors of a delete: 204, hidden at once; the cleanup removes vectors and rows', async () => {
+    await expectAcknowledged('dingo', await add('dingo'));
+    const vectorsBefore = h.vectorIds().length;
+    slow.delete = 300;
+    expect((await h.request('POST', '/api/v1/context/delete', { token, body: { source: 'dingo' } })).status).toBe(204);
+    delete slow.delete;
+    acknowledged.delete('dingo');
+    await expectWholeOrNothing('dingo', false);
+    await h.cleanup();
+    expect(h.vectorIds().length).toBeLessThan(vectorsBefore);
+    await expectWholeOrNothing('dingo', false);
+  });
+
+  it('while searching: 500 in the area format, and nothing changes', async () => {
+    const before = await h.itemCount();
+    slow.query = 300;
+    const res = await h.request('POST', '/api/v1/context/search', { token, body: { query: 'story', ...band } });
+    delete slow.query;
+    expectContextError(res, 500);
+    expect(await h.itemCount()).toBe(before);
+  });
+
+  it('nothing acknowledged was lost: every document answered 201 (and not deleted) is whole and found', async () => {
+    await h.cleanup();
+    for (const word of acknowledged.keys()) await expectWholeOrNothing(word, true);
+    console.info(
+      `faults injected: ${JSON.stringify(faults.injected)}; acknowledged and found: ${[...acknowledged.keys()]}`,
+    );
+  });
+});
