@@ -1,4 +1,10 @@
-import type { ChatCompletion, ChatCompletionRequest, ChatModel, RawCompletionResponse } from '@memgate/core';
+import {
+  type ChatCompletion,
+  type ChatCompletionRequest,
+  type ChatModel,
+  MemgateError,
+  type RawCompletionResponse,
+} from '@memgate/core';
 import { createParser } from 'eventsource-parser';
 import { fetch } from 'undici';
 import type { TargetGuard } from '../ssrf/index.ts';
@@ -86,12 +92,18 @@ export function createUpstreamModel({
     const pending: string[] = [];
     const parser = createParser({ onEvent: (event) => pending.push(event.data) });
     const decoder = new TextDecoder();
+    let events = 0;
     for await (const bytes of raw.body as unknown as AsyncIterable<Uint8Array>) {
       parser.feed(decoder.decode(bytes, { stream: true }));
       for (const data of pending.splice(0)) {
         if (data === '[DONE]') return;
+        events += 1;
         yield data;
       }
+    }
+    // A body that held no event at all (an HTML error page, plain text) is a broken upstream, not an empty answer.
+    if (events === 0) {
+      throw new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered without events');
     }
   }
 

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonEvents, metadataOf, readSse } from '../support/sse.ts';
+import { type StubBehavior, startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
+import { ALL_SCOPES, type SecurityHarness, startSecurityHarness, tokenFor } from './harness.ts';
+
+// The upstream model failing under the chat and the proxy's route B (issue 8): hanging, garbage, failing mid-stream.
+// Expected: a clear error (an error event then [DONE] in a started stream, 502/504 otherwise), the user's question
+// kept in the session so the chat can go on, and no half exchange stored as a conversation record. Route A's
+// mid-stream failure, disconnect aborts and keep-alives: test/proxy/streaming.test.ts, test/proxy/errors.test.ts;
+// the chat's disconnect abort: test/chat/upstream.test.ts, packages/http/src/chat/stream.test.ts.
+
+let stub: UpstreamStub;
+let h: SecurityHarness;
+let token: string;
+const question = [{ role: 'user', content: 'what is in the pantry?' }];
+
+beforeAll(async () => {
+  stub = await startUpstreamStub();
+  h = await startSecurityHarness({
+    env: { DEFAULT_MODEL_BASE_URL: stub.url, DEFAULT_MODEL_API_KEY: 'k', PROXY_UPSTREAM_TIMEOUT_MS: '300' },
+  });
+  token = await tokenFor('uma', { scope: ALL_SCOPES });
+});
+afterAll(() => stub.close());
+
+const FAULTS: [string, StubBehavior][] = [
+  ['hangs', { hang: true }],
+  ['answers garbage', { garbage: '<html>502 Bad Gateway</html>' }],
+  ['fails mid-stream', { reply: 'The pantry holds rice and', failAfterChunks: 2 }],
+  ['answers an error status', { error: { status: 503, body: { error: { message: 'overloaded' } } } }],
+];
+
+async function chat(body: unknown) {
+  const response = await h.app.request('/api/v1/chat/generate/stream', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(200);
+  return jsonEvents(await readSse(response));
+}
+
+describe('the upstream model failing', () => {
+  it.each(FAULTS)(
+    'chat: when it %s, an error event then [DONE]; the question stays and the chat goes on',
+    async (_l, fault) => {
+      stub.setBehavior(fault);
+      const started = Date.now();
+      const events = await chat({ chat_history: question });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const failure = events.find((event) => 'error' in event) as { content: null; error: { message: string } };
+      expect(failure, JSON.stringify(events)).toMatchObject({ content: null, error: { message: expect.any(String) } });
+      expect(failure.error.message.length).toBeGreaterThan(5);
+      expect(events.some((event) => event.type === 'final_response')).toBe(false);
+
+      // Continuing works once the model is back (in the same session when the failed turn named it).
+      const chatId = (
+        events.find((event) => event.type === 'metadata') as { content?: { chatId?: string } } | undefined
+      )?.content?.chatId;
+      stub.setBehavior({ reply: 'Rice and beans.' });
+      const next = await chat({
+        ...(chatId ? { chatId } : {}),
+        chat_history: [...question, { role: 'user', content: 'and now?' }],
+      });
+      expect(next.find((event) => event.type === 'final_response')).toMatchObject({ content: 'Rice and beans.' });
+      const session = await h.app.request(`/api/v1/chat/replay/${metadataOf(next).replaySessionID}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(session.status).toBe(200);
+    },
+  );
+
+  it.each(FAULTS)('proxy route B: when it %s, a clear error and no conversation stored', async (_l, fault) => {
+    for (const stream of [false, true]) {
+      stub.setBehavior(fault);
+      const before = await h.itemCount();
+      const res = await h.request('POST', '/api/v1/proxy/default/chat/completions', {
+        token,
+        body: { model: 'memgate/default', messages: question, stream },
+      });
+      await h.background.idle();
+      const label = `${JSON.stringify(fault)} stream=${stream}: ${res.status} ${res.text.slice(0, 160)}`;
+      if (res.status === 200 && !stream) {
+        // Only a stream can fail midway; answered whole, it is a normal completion.
+        expect(JSON.parse(res.text).choices[0].message.content, label).toBe('The pantry holds rice and');
+        continue;
+      }
+      if (res.status === 200 && fault.garbage !== undefined) {
+        // DESIGN.md section 4: a stream's bytes pass through unchanged, garbage included; nothing is stored.
+        expect(res.text, label).toContain(fault.garbage);
+      } else if (res.status === 200) {
+        // Headers were sent before the failure: the stream ends with an error event and [DONE].
+        expect(res.text, label).toMatch(/"error":\{"message":"[^"]+"/);
+        expect(res.text.endsWith('data: [DONE]\n\n'), label).toBe(true);
+      } else {
+        expect([502, 503, 504], label).toContain(res.status);
+        expect(JSON.parse(res.text).error.message.length, label).toBeGreaterThan(5);
+      }
+      expect(await h.itemCount(), label).toBe(before);
+    }
+  });
+});
