@@ -22,16 +22,15 @@ const body = (word: string) =>
   Array.from({ length: 120 }, (_, i) => `Paragraph ${i} tells the ${word} story, part ${i}.`).join(' ');
 
 function timingOut(inner: VectorIndex): VectorIndex {
-  const wrap =
-    <K extends keyof VectorIndex>(method: K) =>
-    async (...args: Parameters<VectorIndex[K]>) => {
+  const wrap = <K extends keyof VectorIndex>(method: K) =>
+    (async (...args: Parameters<VectorIndex[K]>) => {
       const ms = slow[method];
       if (ms !== undefined) {
         await new Promise((resolve) => setTimeout(resolve, ms));
         throw new Error(`vector store ${method} timed out after ${ms} ms`);
       }
-      return (inner[method] as (...a: Parameters<VectorIndex[K]>) => ReturnType<VectorIndex[K]>)(...args);
-    };
+      return (inner[method] as (...a: Parameters<VectorIndex[K]>) => unknown)(...args);
+    }) as unknown as VectorIndex[K];
   return {
     upsert: wrap('upsert'),
     query: wrap('query'),
