@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { tokenFor } from '../support/tokens.ts';
+import { startUpstreamStub } from '../support/upstream-stub.ts';
+import { type Outcome, requestOf, summarize } from './mix.ts';
+import { startServerChild } from './server.ts';
+
+// `npm run test:load` (not part of `npm test`): REQUESTS mixed requests (add, search, view, proxy to a local stub,
+// chat stream) at CONCURRENCY against the local server started as a child process, loopback only. Passes when no
+// response is a 5xx, every acknowledged add is found afterwards, and the server's peak RSS stays under the bound.
+// Stops by itself: a hard deadline kills everything and fails.
+
+const REQUESTS = Number(process.env.LOAD_REQUESTS ?? 10_000);
+const CONCURRENCY = Number(process.env.LOAD_CONCURRENCY ?? 32);
+const MAX_RSS_MB = Number(process.env.LOAD_MAX_RSS_MB ?? 1024);
+const DEADLINE_MS = Number(process.env.LOAD_DEADLINE_MS ?? 20 * 60_000);
+const USERS = 16;
+
+const deadline = setTimeout(() => {
+  console.error(`load: deadline of ${DEADLINE_MS} ms passed; stopping`);
+  process.exit(2);
+}, DEADLINE_MS);
+deadline.unref();
+
+async function main(): Promise<number> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'memgate-load-'));
+  const secret = randomBytes(32).toString('base64url');
+  const stub = await startUpstreamStub({ behavior: { reply: 'The stub answers briefly and well.' } });
+  const server = await startServerChild({
+    DATA_DIR: dataDir,
+    AUTH_JWT_SECRET: secret,
+    PROXY_ALLOW_PRIVATE_TARGETS: 'true',
+  });
+  const rss: number[] = [];
+  const sampler = setInterval(() => rss.push(server.rssMb()), 250);
+  let javaPeak = 0;
+  const javaSampler = setInterval(() => {
+    javaPeak = Math.max(javaPeak, server.childrenRssMb());
+  }, 2_000);
+  try {
+    const tokens = await Promise.all(
+      Array.from({ length: USERS }, (_, i) =>
+        tokenFor(`load-user-${i}`, { orgs: i % 4 === 0 ? ['load-org'] : [], secret, expiresIn: '2h' }),
+      ),
+    );
+    const startRss = server.rssMb();
+    const outcomes: Outcome[] = [];
+    const acknowledged: { user: number; documentId: string; word: string }[] = [];
+    let next = 0;
+    const started = performance.now();
+    async function worker() {
+      while (next < REQUESTS) {
+        const n = next++;
+        const request = requestOf(n, { url: server.url, stubUrl: stub.url, tokens });
+        const t0 = performance.now();
+        let status = 0;
+        try {
+          const response = await fetch(request.url, request.init);
+          const text = await response.text();
+          status = response.status;
+          if (request.kind === 'add' && status === 201) {
+            acknowledged.push({ user: request.user, documentId: JSON.parse(text).contextIds[0], word: request.word });
+          }
+          if (request.kind === 'chat' && !text.endsWith('data: [DONE]\n\n')) status = 599;
+          if (request.kind === 'proxy-stream' && !text.includes('data: [DONE]')) status = 599;
+        } catch (error) {
+          console.error(`load: ${request.kind} failed: ${String(error)}`);
+        }
+        outcomes.push({ kind: request.kind, status, ms: performance.now() - t0 });
+        if (outcomes.length % 1000 === 0) {
+          console.log(`load: ${outcomes.length}/${REQUESTS} done, server RSS ${server.rssMb()} MB`);
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    const endRss = server.rssMb();
+
+    // Every acknowledged add is listed for its owner and found by searching its unique word.
+    const lost: string[] = [];
+    for (let user = 0; user < USERS; user++) {
+      const listed = new Set<string>();
+      let cursor: string | null = null;
+      do {
+        const page: Response = await fetch(
+          `${server.url}/api/v1/context/view/docs?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+          { headers: { authorization: `Bearer ${tokens[user]}` } },
+        );
+        const body = (await page.json()) as { documents: { contextId: string }[]; nextCursor: string | null };
+        for (const document of body.documents) listed.add(document.contextId);
+        cursor = body.nextCursor;
+      } while (cursor);
+      for (const ack of acknowledged.filter((a) => a.user === user))
+        if (!listed.has(ack.documentId)) lost.push(ack.documentId);
+    }
+    let searched = 0;
+    for (const ack of acknowledged.filter((_, i) => i % 10 === 0)) {
+      const res = await fetch(`${server.url}/api/v1/context/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens[ack.user]}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: ack.word, similarity_threshold: 1, minimum_similarity_threshold: 0, top_k: 100 }),
+      });
+      const { results } = (await res.json()) as { results: { documentId: string }[] };
+      searched += 1;
+      if (!results.some((hit) => hit.documentId === ack.documentId)) lost.push(`${ack.documentId} (search)`);
+    }
+
+    const summary = summarize(outcomes);
+    const fiveXx = outcomes.filter((o) => o.status >= 500 || o.status === 0).length;
+    const peak = Math.max(...rss, endRss);
+    console.log(
+      `load: ${outcomes.length} requests in ${seconds.toFixed(1)} s (${(outcomes.length / seconds).toFixed(0)} req/s) at concurrency ${CONCURRENCY}`,
+    );
+    for (const [kind, line] of Object.entries(summary)) console.log(`  ${kind.padEnd(13)} ${line}`);
+    console.log(`  5xx or failed: ${fiveXx}`);
+    console.log(
+      `  adds acknowledged: ${acknowledged.length}, lost: ${lost.length} (all listed by view/docs; ${searched} found by search)`,
+    );
+    console.log(
+      `  server RSS: start ${startRss} MB, peak ${peak} MB, end ${endRss} MB (bound ${MAX_RSS_MB} MB); DynamoDB Local JVM peak ${javaPeak} MB`,
+    );
+    if (lost.length > 0) console.log(`  lost: ${lost.slice(0, 10).join(', ')}`);
+    const ok = fiveXx === 0 && lost.length === 0 && peak <= MAX_RSS_MB && outcomes.length === REQUESTS;
+    console.log(ok ? 'load: PASS' : 'load: FAIL');
+    return ok ? 0 : 1;
+  } finally {
+    clearInterval(sampler);
+    clearInterval(javaSampler);
+    const code = await server.stop();
+    if (code !== 0) console.log(`load: server exited with ${code}\n${server.output().slice(-2000)}`);
+    await stub.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,88 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// The local server as a user runs it (`npm start`: packages/local/src/main.ts in its own Node process), bound to
+// 127.0.0.1 on a free port, with its resident memory sampled from /proc while the load runs.
+
+const root = join(import.meta.dirname, '..', '..');
+
+export interface ServerChild {
+  url: string;
+  pid: number;
+  /** Resident set size of the server's Node process, in MB (0 once it is gone). */
+  rssMb(): number;
+  /** Resident set size of its children (DynamoDB Local's JVM), in MB. */
+  childrenRssMb(): number;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+  output(): string;
+}
+
+function rssOf(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return Math.round(kb / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+export async function startServerChild(env: Record<string, string>, startTimeoutMs = 120_000): Promise<ServerChild> {
+  const { DYNAMODB_ENDPOINT: _own, ...inherited } = process.env;
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/local/src/main.ts'], {
+    cwd: root,
+    env: { ...inherited, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), startTimeoutMs);
+    child.stdout?.on('data', (chunk) => {
+      output += String(chunk);
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.stderr?.on('data', (chunk) => {
+      output = `${output}${String(chunk)}`.slice(-20_000);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${output}`));
+    });
+  });
+  const pid = child.pid as number;
+  return {
+    url,
+    pid,
+    rssMb: () => rssOf(pid),
+    childrenRssMb: () => childrenOf(pid).reduce((sum, id) => sum + rssOf(id), 0),
+    output: () => output,
+    stop(graceMs = 15_000) {
+      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      return new Promise((resolve) => {
+        const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        child.once('exit', (code) => {
+          clearTimeout(kill);
+          resolve(code);
+        });
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}
