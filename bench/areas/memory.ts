@@ -1,0 +1,41 @@
+import type { BenchEnv } from '../lib/env.ts';
+import { type AreaResult, figure } from '../lib/results.ts';
+import { processRss } from '../lib/rss.ts';
+import { round } from '../lib/stats.ts';
+
+const MIB = 1024 * 1024;
+
+/**
+ * The local server's memory (no budget in the issues): RSS of its Node process idle after start, at its peak under
+ * each load the other areas applied (sampled every 100 ms from /proc), and idle again at the end. Run it last.
+ */
+export async function memoryArea(env: BenchEnv): Promise<AreaResult> {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await env.rss.record('idle after every load (end of the run)');
+  const readings = env.rss.readings;
+  const idle = readings[0];
+  const end = readings.at(-1);
+  const loads = readings.filter((reading) => reading.samples !== undefined);
+  const peak = loads.reduce((max, reading) => Math.max(max, reading.bytes), 0);
+  const peakOf = (prefix: string) =>
+    loads.filter((reading) => reading.label.startsWith(prefix)).reduce((max, r) => Math.max(max, r.bytes), 0);
+  const mib = (bytes: number | undefined) => round((bytes ?? Number.NaN) / MIB);
+  const jvm = processRss(env.dynamo.pid);
+  return {
+    id: 'memory',
+    title: 'Local server memory (RSS of the server process)',
+    figures: [
+      figure('idle after start', mib(idle?.bytes), 'MiB'),
+      figure('peak under search load (concurrency 16)', mib(peakOf('search load')), 'MiB'),
+      figure('peak under add load', mib(peakOf('add load')), 'MiB'),
+      figure('peak under any load', mib(peak), 'MiB'),
+      figure('idle at the end of the run', mib(end?.bytes), 'MiB'),
+    ],
+    notes: [
+      'The server is one Node process (child of the benchmark); DynamoDB Local is a separate Java process and is not counted' +
+        (jvm === undefined ? '.' : ` (its RSS at the end: ${mib(jvm)} MiB).`),
+      `Every reading: ${readings.map((reading) => `${reading.label} ${mib(reading.bytes)} MiB${reading.medianBytes === undefined ? '' : ` (median ${mib(reading.medianBytes)}, ${reading.samples} samples)`}`).join('; ')}.`,
+    ],
+    series: Object.fromEntries(readings.map((reading) => [reading.label, { bytes: reading.bytes }])),
+  };
+}

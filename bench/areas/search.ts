@@ -1,0 +1,89 @@
+import { queryText } from '../lib/corpus.ts';
+import type { BenchEnv, Corpus } from '../lib/env.ts';
+import { expectStatus, postJson } from '../lib/http.ts';
+import { runLoad } from '../lib/load.ts';
+import { type AreaResult, atMost, type Budget, type Figure, figure } from '../lib/results.ts';
+import { round, type Summary, summarize } from '../lib/stats.ts';
+
+/** Issue 3's search budgets (p50) by corpus size. */
+const BUDGETS: Record<number, Budget> = { 10000: atMost(5, '#3'), 100000: atMost(20, '#3') };
+
+/** Distinct queries, sent in turn: a search of whatever the user types, always answered with the top 10. */
+const QUERIES = Array.from({ length: 256 }, (_, i) =>
+  JSON.stringify({ query: queryText(i), similarity_threshold: 1, minimum_similarity_threshold: 0 }),
+);
+
+export interface SizeResult {
+  size: number;
+  latency: Summary;
+  loaded: { requestsPerSecond: number; latency: Summary };
+}
+
+const label = (size: number) => (size >= 1000 ? `${size / 1000}k` : String(size));
+
+async function measure(env: BenchEnv, corpus: Corpus): Promise<SizeResult> {
+  const headers = { authorization: `Bearer ${await env.token(corpus.user)}` };
+  const url = `${env.server.url}/api/v1/context/search`;
+  // A search that finds nothing would be fast and meaningless: check the corpus answers with a full page first.
+  const probe = expectStatus(
+    await postJson<{ results: unknown[] }>(url, JSON.parse(QUERIES[0] as string), headers),
+    202,
+    'search',
+  );
+  if (probe.body.results.length !== 10) {
+    throw new Error(`search in the ${label(corpus.size)} corpus returned ${probe.body.results.length} results, not 10`);
+  }
+  const what = `search, ${label(corpus.size)} chunks`;
+  const base = { url, headers, bodies: QUERIES, what };
+  await runLoad({ ...base, connections: 1, amount: env.quick ? 30 : 60 }, 202);
+  const sequential = await runLoad({ ...base, connections: 1, amount: env.quick ? 200 : 500 }, 202);
+  const loaded = await env.rss.during(`search load at concurrency 16, ${label(corpus.size)} chunks`, () =>
+    runLoad({ ...base, connections: 16, durationSeconds: env.quick ? 3 : 6 }, 202),
+  );
+  return {
+    size: corpus.size,
+    latency: summarize(sequential.latencies),
+    loaded: { requestsPerSecond: loaded.requestsPerSecond, latency: summarize(loaded.latencies) },
+  };
+}
+
+/**
+ * Search latency and throughput (issue 3): for each seeded corpus (1k, 10k, 100k chunks in the caller's tenant),
+ * autocannon sends distinct queries one at a time (latency), then from 16 connections (throughput).
+ */
+export async function searchArea(env: BenchEnv): Promise<AreaResult> {
+  const sizes: SizeResult[] = [];
+  for (const corpus of env.corpora) sizes.push(await measure(env, corpus));
+  const figures: Figure[] = sizes.flatMap((result) => {
+    const budget = BUDGETS[result.size];
+    return [
+      figure(`p50, ${label(result.size)} chunks`, round(result.latency.p50), 'ms', budget ? { budget } : {}),
+      figure(`p99, ${label(result.size)} chunks`, round(result.latency.p99), 'ms'),
+      figure(
+        `throughput at concurrency 16, ${label(result.size)} chunks`,
+        Math.round(result.loaded.requestsPerSecond),
+        'req/s',
+        {
+          note: `latency under that load p50 ${round(result.loaded.latency.p50)} ms, p99 ${round(result.loaded.latency.p99)} ms`,
+        },
+      ),
+    ];
+  });
+  const missing = [1000, 10_000, 100_000].filter((size) => !sizes.some((result) => result.size === size));
+  return {
+    id: 'search',
+    title: 'Context store: search',
+    figures,
+    notes: [
+      `Each corpus belongs to its own user (its own tenant); queries are 6 vocabulary words, top_k 10, band [0, 1], so every search returns 10 results (checked). Latency: ${env.quick ? 200 : 500} searches at concurrency 1 after a warm-up; throughput: ${env.quick ? 3 : 6} s at 16 connections (autocannon).`,
+      `Corpora seeded in-process through the real context store before the server started: ${env.seed.chunks} chunks in ${round(env.seed.seconds)} s (${Math.round(env.seed.chunksPerSecond)} chunks/s, 1,000-chunk adds, 4 at a time)${env.seed.cached ? '; this run restored the copy that an earlier run of the same code seeded' : ''}.`,
+      ...(missing.length > 0 ? [`Not measured in this run (--quick): ${missing.map(label).join(', ')} chunks.`] : []),
+    ],
+    series: Object.fromEntries(
+      sizes.map((result) => [
+        label(result.size),
+        { p50: result.latency.p50, p99: result.latency.p99, size: result.size },
+      ]),
+    ),
+  };
+}

@@ -1,0 +1,160 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '@memgate/adapters';
+import { type DynamoLocal, startDynamoLocal } from '@memgate/local/dynamo-local';
+import { signLocalToken } from '@memgate/local/token';
+import { startUpstreamStub, type UpstreamStub } from '../../test/support/upstream-stub.ts';
+import { corpusKey, restoreCorpus, saveCorpus } from './corpus-cache.ts';
+import { type PortkeyGateway, startPortkey } from './portkey.ts';
+import { RssLog } from './rss.ts';
+import { type CorpusSpec, type SeedReport, seedCorpora } from './seed.ts';
+import { type ServerChild, startServerChild } from './server.ts';
+import { startTimedStreamStub, type TimedStreamStub } from './timed-stub.ts';
+
+const SECRET = 'memgate-bench-secret-0123456789abcdef';
+export const TABLE_NAME = 'memgate';
+
+/** A seeded corpus: `size` chunks in the tenant of `user`. */
+export interface Corpus extends CorpusSpec {
+  size: number;
+}
+
+/** Everything the areas share in one run: the local server, DynamoDB Local, the upstream stubs, the proxy peer. */
+export interface BenchEnv {
+  quick: boolean;
+  server: ServerChild;
+  dataDir: string;
+  /** DynamoDB Local, shared by the server and the raw BatchWrite baseline. */
+  dynamo: DynamoLocal;
+  documentClient: DynamoDBDocumentClient;
+  /** The seeded corpora, smallest first. */
+  corpora: Corpus[];
+  /** How the corpora were seeded; `cached` when restored from an earlier run of the same code. */
+  seed: SeedReport & { cached: boolean };
+  /** The server's RSS at points of the run (idle after start, under each load). */
+  rss: RssLog;
+  /** The test suite's OpenAI-compatible stub (non-streaming answers). */
+  stub: UpstreamStub;
+  /** A streaming stub that stamps each chunk with its send time. */
+  timedStub: TimedStreamStub;
+  timedStubChunks: number;
+  timedStubIntervalMs: number;
+  portkey: PortkeyGateway;
+  /** A service token of `user` with every scope but context:admin. */
+  token(user: string): Promise<string>;
+  /** memgate's route A URL that targets `upstreamBase` (key in the path, as clients use it). */
+  proxyUrl(upstreamBase: string): string;
+  close(): Promise<void>;
+}
+
+const stopOf = (part: object): (() => Promise<void>) =>
+  'stop' in part ? (part as { stop(): Promise<void> }).stop : (part as { close(): Promise<void> }).close;
+
+const corpusUser = (size: number) => `corpus-${size >= 1000 ? `${size / 1000}k` : size}`;
+
+/**
+ * Starts the shared fixtures: DynamoDB Local, the seeded corpora (in-process, through the real context store, before
+ * the server opens the same DATA_DIR; or a copy of the same corpora seeded by an earlier run of the same code, see
+ * corpus-cache.ts), then the local server in a child process, the stubs and the proxy peer.
+ * DATA_DIR goes on tmpfs (/dev/shm) when there is one, so the disk's fsyncs do not dominate the store's figures;
+ * BENCH_DATA_DIR chooses another parent directory (bench/README.md).
+ */
+export async function startBenchEnv({
+  quick,
+  sizes,
+  reseed = false,
+}: {
+  quick: boolean;
+  sizes: number[];
+  /** Seed even when a corpus of the same code is cached. */
+  reseed?: boolean;
+}): Promise<BenchEnv> {
+  const corpora = [...sizes].sort((a, b) => a - b).map((size) => ({ size, chunks: size, user: corpusUser(size) }));
+  const parent = process.env.BENCH_DATA_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
+  const dataDir = mkdtempSync(join(parent, 'memgate-bench-'));
+  const serverEnvOf = (endpoint: string) => ({
+    DATA_DIR: dataDir,
+    DYNAMODB_ENDPOINT: endpoint,
+    TABLE_NAME,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    AUTH_JWT_SECRET: SECRET,
+    PROXY_ALLOW_PRIVATE_TARGETS: 'true',
+    NODE_NO_WARNINGS: '1',
+  });
+  const key = corpusKey(corpora.map((corpus) => corpus.size));
+  const cached = reseed ? undefined : restoreCorpus<SeedReport>(key, dataDir);
+  let dynamo = await startDynamoLocal({ dataDir });
+  let documentClient: DynamoDBDocumentClient | undefined;
+  try {
+    let seed: SeedReport & { cached: boolean };
+    if (cached) {
+      seed = { ...cached, cached: true };
+    } else {
+      const fresh = await seedCorpora(serverEnvOf(dynamo.endpoint), corpora);
+      // DynamoDB Local stopped (its files complete) and the vector index closed: the DATA_DIR can be copied.
+      await dynamo.stop();
+      saveCorpus(key, dataDir, fresh);
+      dynamo = await startDynamoLocal({ dataDir });
+      seed = { ...fresh, cached: false };
+    }
+    const client = createDocumentClient({ endpoint: dynamo.endpoint });
+    documentClient = client;
+    const serverEnv = serverEnvOf(dynamo.endpoint);
+    const timedStubChunks = 6;
+    const timedStubIntervalMs = 10;
+    const started = await Promise.allSettled([
+      startUpstreamStub({ behavior: { reply: 'The quarterly invoice was paid and the refund went out on Monday.' } }),
+      startTimedStreamStub({ chunks: timedStubChunks, intervalMs: timedStubIntervalMs }),
+      startPortkey(),
+      startServerChild(serverEnv),
+    ] as const);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) {
+      // Stop what did start, so no child process outlives the run.
+      await Promise.allSettled(
+        started.map((result) => (result.status === 'fulfilled' ? stopOf(result.value)() : undefined)),
+      );
+      throw failed.reason;
+    }
+    const [stub, timedStub, portkey, server] = started.map(
+      (result) => (result as PromiseFulfilledResult<unknown>).value,
+    ) as [UpstreamStub, TimedStreamStub, PortkeyGateway, ServerChild];
+    const rss = new RssLog(server);
+    // Let start-up allocations settle before the idle reading.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await rss.record('idle after start (no request served yet)');
+    const database = dynamo;
+    return {
+      quick,
+      server,
+      dataDir,
+      dynamo: database,
+      documentClient: client,
+      corpora,
+      seed,
+      rss,
+      stub,
+      timedStub,
+      timedStubChunks,
+      timedStubIntervalMs,
+      portkey,
+      token: (user) => signLocalToken(SECRET, { user }),
+      proxyUrl: (upstreamBase) =>
+        `${server.url}/api/v1/proxy/${encodeURIComponent(upstreamBase)}/bench-target-key/chat/completions`,
+      async close() {
+        await Promise.allSettled([server.stop(), stub.close(), timedStub.close(), portkey.stop()]);
+        client.destroy();
+        await database.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    documentClient?.destroy();
+    await dynamo.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,67 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { processRss } from './rss.ts';
+
+export interface ServerChild {
+  url: string;
+  dynamoEndpoint: string;
+  pid: number;
+  /** The server process's resident set size, in bytes (DynamoDB Local's JVM is a separate process, not counted). */
+  rss(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+type ChildMessage =
+  | { type: 'ready'; url: string; dynamoEndpoint: string }
+  | { type: 'rss'; rss: number }
+  | { type: 'error'; message: string };
+
+/**
+ * Starts the local server (`startLocalServer`) in a child Node process with `env` as its whole configuration, and
+ * waits until it listens. With DYNAMODB_ENDPOINT set it uses that DynamoDB; without, it starts its own.
+ */
+export async function startServerChild(env: Record<string, string>): Promise<ServerChild> {
+  const entry = fileURLToPath(new URL('./server-child.ts', import.meta.url));
+  const child: ChildProcess = fork(entry, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const [first] = (await Promise.race([
+    once(child, 'message'),
+    once(child, 'exit').then(([code]) => [{ type: 'error', message: `server exited with code ${code}` }]),
+  ])) as [ChildMessage];
+  if (first.type !== 'ready') {
+    child.kill('SIGKILL');
+    throw new Error(`local server did not start: ${first.type === 'error' ? first.message : first.type}`);
+  }
+  return {
+    url: first.url,
+    dynamoEndpoint: first.dynamoEndpoint,
+    pid: child.pid as number,
+    async rss() {
+      // Linux: read it from /proc, which costs the server nothing (an IPC round trip would compete with the load).
+      const bytes = processRss(child.pid as number);
+      if (bytes !== undefined) return bytes;
+      const reply = new Promise<number>((resolve) => {
+        const onMessage = (message: ChildMessage) => {
+          if (message.type !== 'rss') return;
+          child.off('message', onMessage);
+          resolve(message.rss);
+        };
+        child.on('message', onMessage);
+      });
+      child.send({ type: 'rss' });
+      return reply;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.send({ type: 'stop' });
+      const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(force);
+    },
+  };
+}

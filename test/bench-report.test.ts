@@ -1,0 +1,99 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Machine } from '../bench/lib/machine.ts';
+import { atLeast, atMost, figure } from '../bench/lib/results.ts';
+import { addedLatency, percentile } from '../bench/lib/stats.ts';
+import type { BenchReport } from '../bench/report/markdown.ts';
+import { writeReport } from '../bench/report/write.ts';
+
+// The benchmark itself runs with `npm run bench`; this only checks that its report says what was measured.
+
+const machine: Machine = {
+  cpu: 'Test CPU',
+  cores: 2,
+  memoryGiB: 8,
+  os: 'Linux test',
+  node: 'v20.0.0',
+  java: '17.0.1',
+  loadAverage: 0.5,
+  commit: 'abc1234',
+  dirty: false,
+};
+
+function report(): BenchReport {
+  return {
+    mode: 'full',
+    startedAt: '2026-01-02T03:04:05.000Z',
+    seconds: 125,
+    machine,
+    areas: [
+      {
+        id: 'proxy',
+        title: 'Completion proxy: added latency (non-streaming)',
+        figures: [
+          figure('added latency p50, passthrough', 0.4, 'ms', { budget: atMost(1, '#4'), peer: 'portkey 0.9 ms' }),
+          figure('added latency p50, filtering and context on', 7.5, 'ms', { budget: atMost(5, '#4') }),
+        ],
+        notes: ['300 rounds'],
+        series: { direct: [0.5, 0.6, 0.7], passthrough: [0.9, 1, 1.2], portkey: [1.3, 1.5, 2] },
+      },
+      {
+        id: 'search',
+        title: 'Context store: search',
+        figures: [figure('p50, 10k chunks', 3.2, 'ms', { budget: atMost(5, '#3') })],
+        notes: [],
+        series: { '1k': { p50: 1, p99: 2, size: 1000 }, '10k': { p50: 3.2, p99: 6, size: 10_000 } },
+      },
+      {
+        id: 'add',
+        title: 'Context store: add throughput',
+        figures: [figure('add over HTTP / raw BatchWrite', 0.85, 'ratio', { budget: atLeast(0.8, '#3') })],
+        notes: [],
+      },
+      { id: 'lambda', title: 'Lambda bundles and cold starts', figures: [], notes: [], skipped: 'esbuild failed' },
+    ],
+  };
+}
+
+describe('benchmark report', () => {
+  let dir = '';
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes RESULTS.md with the machine, a judged table per area, the plots, and results.json', () => {
+    dir = mkdtempSync(join(tmpdir(), 'bench-report-'));
+    const written = writeReport(dir, report());
+    expect(written.map((path) => path.slice(dir.length + 1)).sort()).toEqual([
+      'RESULTS.md',
+      'proxy-latency.svg',
+      'results.json',
+      'search-latency.svg',
+    ]);
+    const markdown = readFileSync(join(dir, 'RESULTS.md'), 'utf8');
+    expect(markdown).toContain('| CPU | Test CPU, 2 cores |');
+    expect(markdown).toContain('full run, 2 min 5 s');
+    expect(markdown).toContain('4 figures have a budget: 3 pass, 1 fail.');
+    expect(markdown).toContain('| added latency p50, passthrough | 0.4 ms | ≤ 1 ms (#4) | pass | portkey 0.9 ms |');
+    expect(markdown).toContain('| added latency p50, filtering and context on | 7.5 ms | ≤ 5 ms (#4) | **FAIL** |  |');
+    expect(markdown).toContain('| add over HTTP / raw BatchWrite | 0.85 | ≥ 0.8 (#3) | pass |  |');
+    expect(markdown).toContain('Not measured in this run: esbuild failed');
+    expect(markdown).toContain('](proxy-latency.svg)');
+    expect(markdown).toContain('](search-latency.svg)');
+    const json = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+    expect(json.areas[0]?.series?.direct).toEqual([0.5, 0.6, 0.7]);
+    expect(json.areas[0]?.figures[1]?.pass).toBe(false);
+    const svg = readFileSync(join(dir, 'search-latency.svg'), 'utf8');
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg).toContain('p50 budget (#3)');
+  });
+
+  it('computes nearest-rank percentiles and added latency as through minus direct', () => {
+    const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(sorted, 0.5)).toBe(50);
+    expect(percentile(sorted, 0.99)).toBe(99);
+    const added = addedLatency([2, 3, 4], [1, 1, 2]);
+    expect(added.p50Difference).toBe(2);
+    expect(added.paired.p50).toBe(2);
+  });
+});
