@@ -1,6 +1,7 @@
 // Deep imports, not the package barrels: a barrel would pull every adapter (and its side effects) into each bundle.
 import { type Config, loadConfig } from '@memgate/adapters/config/index';
 import { createDocumentClient } from '@memgate/adapters/dynamodb/client';
+import { createRetryingFetch } from '@memgate/adapters/http-retry/index';
 import { createPineconeVectorIndex } from '@memgate/adapters/pinecone/index';
 import type { ServiceInputs } from '@memgate/adapters/services/index';
 import { systemClock } from '@memgate/core/clock';
@@ -14,7 +15,9 @@ import {
   requestLog,
   type VerifierOptions,
 } from '@memgate/http';
+import { Pinecone } from '@pinecone-database/pinecone';
 import { Hono } from 'hono';
+import { nodeFetch } from './node-fetch.ts';
 
 /**
  * The AWS composition root, run once per cold start. Linked resources and secrets arrive as plain environment
@@ -48,10 +51,13 @@ export function createAwsRuntime(env: Record<string, string | undefined> = proce
   }
   const logger = createJsonLogger({ level: config.LOG_LEVEL, base: { fn: env.AWS_LAMBDA_FUNCTION_NAME } });
   const documentClient = createDocumentClient(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {});
+  const apiKey = config.PINECONE_API_KEY as string;
   const vectorIndex = createPineconeVectorIndex({
-    apiKey: config.PINECONE_API_KEY as string,
+    apiKey,
     indexName: config.PINECONE_INDEX as string,
     ...(config.PINECONE_HOST ? { host: config.PINECONE_HOST } : {}),
+    // The adapter's own client and retry policy, over node:http instead of the global fetch (see node-fetch.ts).
+    client: new Pinecone({ apiKey, maxRetries: 0, fetchApi: createRetryingFetch({ fetch: nodeFetch }) }),
   });
   return {
     config,

@@ -6,11 +6,13 @@ import { type PineconeEmulator, startPineconeEmulator } from '@memgate/adapters/
 import { createPineconeVectorIndex } from '@memgate/adapters/pinecone/index';
 import type { Pinecone as SdkPinecone } from '@pinecone-database/pinecone';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { nodeFetch } from '../../functions/runtime/node-fetch.ts';
 import { Pinecone } from '../../functions/runtime/pinecone-rest.ts';
 import { axisVector, metadataFor, vectorIndexConformance } from '../conformance/vector-index.ts';
 
 // The Lambda bundles run the Pinecone adapters on functions/runtime/pinecone-rest.ts instead of the SDK: the same
-// adapters, checked here with the same conformance suite the SDK passes, plus the SDK behaviours they rely on.
+// adapters, checked here with the same conformance suite the SDK passes, plus the SDK behaviours they rely on, over
+// the node:http fetch the functions give it.
 const API_KEY = 'pcsk_rest_test_key';
 let emulator: PineconeEmulator;
 let control: Server;
@@ -40,7 +42,8 @@ const client = (options: { attempts?: number; controllerHostUrl?: string } = {})
   new Pinecone({
     apiKey: API_KEY,
     maxRetries: 0,
-    fetchApi: createRetryingFetch({ attempts: options.attempts ?? 4, baseDelayMs: 1, maxDelayMs: 5 }),
+    // As functions/runtime/aws.ts builds it: the adapters' retry policy over node:http.
+    fetchApi: createRetryingFetch({ attempts: options.attempts ?? 4, baseDelayMs: 1, maxDelayMs: 5, fetch: nodeFetch }),
     ...(options.controllerHostUrl ? { controllerHostUrl: options.controllerHostUrl } : {}),
   }) as unknown as SdkPinecone;
 
