@@ -59,11 +59,11 @@ const zodDiet: Plugin = {
  * analysis: 560 KB of Pinecone SDK, 525 KB of undici, 2.2 MB of tokenizer table at import). Each keeps the API the
  * adapters call, so the adapters' code is the same in both shapes:
  * - `@pinecone-database/pinecone` → functions/runtime/pinecone-rest.ts, the data-plane and inference calls over REST;
- * - `undici` → undici's own fetch, Agent and connector modules, without the rest of the package (cache, mock, proxy
- *   agents, websockets, eventsource...): the SSRF guard's dispatcher is the same class;
+ * - `undici` → functions/runtime/undici-lazy.ts: undici's own fetch, Agent and connector modules, loaded on first
+ *   use, without the rest of the package (cache, mock, proxy agents, websockets...): the SSRF guard's connect hook
+ *   runs in the same Agent;
  * - `gpt-tokenizer` → functions/runtime/tokenizer.ts, the same o200k encoder built on first use from a compressed table.
  */
-const UNDICI = join(ROOT, 'node_modules', 'undici', 'lib');
 const slimDependencies: Plugin = {
   name: 'slim-dependencies',
   setup(pluginBuild) {
@@ -84,23 +84,11 @@ const slimDependencies: Plugin = {
       });
       return { path, namespace, sideEffects: false };
     });
-    pluginBuild.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'slim-undici' }));
+    pluginBuild.onResolve({ filter: /^undici$/ }, () => ({ path: join(FUNCTIONS_DIR, 'runtime', 'undici-lazy.ts') }));
     // llhttp's WebAssembly without SIMD is undici's fallback for CPUs without it; Lambda's x86_64 and arm64 have it.
-    pluginBuild.onResolve({ filter: /[/\\]llhttp-wasm\.js$/ }, () => ({
-      path: 'llhttp-wasm',
-      namespace: 'slim-undici',
-    }));
-    pluginBuild.onLoad({ filter: /^llhttp-wasm$/, namespace: 'slim-undici' }, () => ({
+    pluginBuild.onResolve({ filter: /[/\\]llhttp-wasm\.js$/ }, () => ({ path: 'llhttp-wasm', namespace: 'no-simd' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'no-simd' }, () => ({
       contents: "throw new Error('this build of undici needs WebAssembly SIMD');",
-    }));
-    pluginBuild.onLoad({ filter: /^undici$/, namespace: 'slim-undici' }, () => ({
-      // Only what memgate imports; anything else imported from 'undici' fails the build (no matching export).
-      contents: [
-        `export { fetch } from ${JSON.stringify(join(UNDICI, 'web', 'fetch', 'index.js'))};`,
-        `export { default as Agent } from ${JSON.stringify(join(UNDICI, 'dispatcher', 'agent.js'))};`,
-        `export { default as buildConnector } from ${JSON.stringify(join(UNDICI, 'core', 'connect.js'))};`,
-      ].join('\n'),
-      resolveDir: UNDICI,
     }));
   },
 };
