@@ -14,8 +14,9 @@ export interface LoadRequest {
   url: string;
   init: RequestInit;
   user: number;
-  /** The add's unique word, searched for afterwards. */
+  /** The add's unique word and file name, searched for afterwards. */
   word: string;
+  fileName: string;
 }
 
 const SLOTS: Kind[] = [
@@ -36,11 +37,13 @@ export function requestOf(n: number, ctx: { url: string; stubUrl: string; tokens
   const user = (n * 13) % ctx.tokens.length;
   const topic = TOPICS[n % TOPICS.length] as string;
   const word = wordOf(n);
+  const fileName = `note-${n}.md`;
   const headers = { authorization: `Bearer ${ctx.tokens[user]}`, 'content-type': 'application/json' };
   const post = (path: string, body: unknown): LoadRequest => ({
     kind,
     user,
     word,
+    fileName,
     url: `${ctx.url}${path}`,
     init: { method: 'POST', headers, body: JSON.stringify(body) },
   });
@@ -51,7 +54,7 @@ export function requestOf(n: number, ctx: { url: string; stubUrl: string; tokens
         documents: [
           {
             content: `Note ${n} about the ${topic}: ${word} was seen near the ${topic} at dawn. ${'Details follow. '.repeat(n % 20)}`,
-            fileName: `note-${n}.md`,
+            fileName,
           },
         ],
         source: `load-${n % 5}`,
@@ -68,6 +71,7 @@ export function requestOf(n: number, ctx: { url: string; stubUrl: string; tokens
         kind,
         user,
         word,
+        fileName,
         url: `${ctx.url}/api/v1/context/${n % 2 === 0 ? 'view' : 'view/docs'}?limit=50`,
         init: { headers },
       };

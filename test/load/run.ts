@@ -47,7 +47,7 @@ async function main(): Promise<number> {
     );
     const startRss = server.rssMb();
     const outcomes: Outcome[] = [];
-    const acknowledged: { user: number; documentId: string; word: string }[] = [];
+    const acknowledged: { user: number; documentId: string; word: string; fileName: string }[] = [];
     let next = 0;
     const started = performance.now();
     async function worker() {
@@ -61,7 +61,12 @@ async function main(): Promise<number> {
           const text = await response.text();
           status = response.status;
           if (request.kind === 'add' && status === 201) {
-            acknowledged.push({ user: request.user, documentId: JSON.parse(text).contextIds[0], word: request.word });
+            acknowledged.push({
+              user: request.user,
+              documentId: JSON.parse(text).contextIds[0],
+              word: request.word,
+              fileName: request.fileName,
+            });
           }
           if (request.kind === 'chat' && !text.endsWith('data: [DONE]\n\n')) status = 599;
           if (request.kind === 'proxy-stream' && !text.includes('data: [DONE]')) status = 599;
@@ -95,18 +100,29 @@ async function main(): Promise<number> {
       for (const ack of acknowledged.filter((a) => a.user === user))
         if (!listed.has(ack.documentId)) lost.push(ack.documentId);
     }
+    // A tenth are searched by their word: narrowed to their file (is the vector there?), and unnarrowed (ranking).
     let searched = 0;
+    let topTen = 0;
     for (const ack of acknowledged.filter((_, i) => i % 10 === 0)) {
-      const res = await fetch(`${server.url}/api/v1/context/search`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${tokens[ack.user]}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: ack.word, similarity_threshold: 1, minimum_similarity_threshold: 0, top_k: 100 }),
-      });
-      const { results } = (await res.json()) as { results: { documentId: string }[] };
+      const search = async (metadata?: Record<string, string>) => {
+        const res = await fetch(`${server.url}/api/v1/context/search`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tokens[ack.user]}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            query: ack.word,
+            similarity_threshold: 1,
+            minimum_similarity_threshold: 0,
+            top_k: 10,
+            ...(metadata ? { metadata } : {}),
+          }),
+        });
+        return ((await res.json()) as { results: { documentId: string }[] }).results;
+      };
       searched += 1;
-      if (!results.some((hit) => hit.documentId === ack.documentId)) lost.push(`${ack.documentId} (search)`);
+      const narrowed = await search({ file_name: ack.fileName });
+      if (!narrowed.some((hit) => hit.documentId === ack.documentId)) lost.push(`${ack.documentId} (search)`);
+      if ((await search()).some((hit) => hit.documentId === ack.documentId)) topTen += 1;
     }
-
     const summary = summarize(outcomes);
     const fiveXx = outcomes.filter((o) => o.status >= 500 || o.status === 0).length;
     const peak = Math.max(...rss, endRss);
@@ -116,7 +132,8 @@ async function main(): Promise<number> {
     for (const [kind, line] of Object.entries(summary)) console.log(`  ${kind.padEnd(13)} ${line}`);
     console.log(`  5xx or failed: ${fiveXx}`);
     console.log(
-      `  adds acknowledged: ${acknowledged.length}, lost: ${lost.length} (all listed by view/docs; ${searched} found by search)`,
+      `  adds acknowledged: ${acknowledged.length}, lost: ${lost.length} (each checked in view/docs; ${searched} searched ` +
+        `by their word: found in their file unless listed as lost, ${topTen} in the unnarrowed top 10)`,
     );
     console.log(
       `  server RSS: start ${startRss} MB, peak ${peak} MB, end ${endRss} MB (bound ${MAX_RSS_MB} MB); DynamoDB Local JVM peak ${javaPeak} MB`,

@@ -58,7 +58,7 @@ export function withFaults(table: TestTable): { table: TestTable; faults: Dynamo
       const kept = items.slice(0, Math.ceil(items.length / 2));
       const left = items.slice(kept.length);
       const result = await next({ ...args, input: { ...args.input, RequestItems: { [name]: kept } } });
-      const already = ((result.output.UnprocessedItems as Record<string, unknown[]>) ?? {})[name] ?? [];
+      const already = (result.output.UnprocessedItems as Record<string, unknown[]> | undefined)?.[name] ?? [];
       result.output.UnprocessedItems = { [name]: [...already, ...left] };
       return result;
     },
