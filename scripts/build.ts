@@ -174,9 +174,12 @@ export async function buildFunctions({
   outdir = join(ROOT, 'dist', 'functions'),
   names = functionNames(),
   bundleAwsSdk = false,
+  minify = true,
 }: {
   outdir?: string;
   names?: string[];
+  /** Off to read a CPU profile of a cold start by source names. */
+  minify?: boolean;
   /** Bundle `@aws-sdk/*` instead of using the runtime's copy (larger bundles; see docs/DEPLOY.md). */
   bundleAwsSdk?: boolean;
 } = {}): Promise<{ bundles: BundleReport[]; metafile: Metafile }> {
@@ -191,7 +194,7 @@ export async function buildFunctions({
     target: 'node20',
     format: 'esm',
     mainFields: ['module', 'main'],
-    minify: true,
+    minify,
     treeShaking: true,
     sourcemap: true,
     banner: { js: BANNER },

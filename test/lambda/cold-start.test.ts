@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measureColdStart } from '../../bench/cold-start.ts';
+import { lambdaScenarios, measureColdStart } from '../../bench/cold-start.ts';
+import { functionNames } from '../../scripts/build.ts';
 import { httpEvent } from '../support/lambda.ts';
+import { tokenFor } from '../support/tokens.ts';
 import { type LambdaHarness, startLambdaHarness } from './harness.ts';
 
 // The helper `npm run bench` uses; here only its behaviour is checked (timings belong to the benchmark).
@@ -34,4 +36,14 @@ describe('measureColdStart', () => {
       measureColdStart(join(harness.dir, 'context-view', 'index.mjs'), event, { env: { VECTOR_STORE: 'local' } }),
     ).rejects.toThrow(/VECTOR_STORE=pinecone/);
   });
+
+  it("serves every function's benchmark first event (a real, authenticated request) with the expected status", async () => {
+    const scenarios = lambdaScenarios(await tokenFor('bench-user'));
+    expect(Object.keys(scenarios).sort()).toEqual(functionNames());
+    for (const [name, scenario] of Object.entries(scenarios)) {
+      const result = await measureColdStart(join(harness.dir, name, 'index.mjs'), scenario.event);
+      expect(result.statusCode, name).toBe(scenario.status);
+      expect(result.cpuMs, name).toBeGreaterThan(0);
+    }
+  }, 60_000);
 });
