@@ -166,9 +166,10 @@ export function functionNames(): string[] {
 }
 
 /**
- * Builds one minified ESM bundle per function, `<outdir>/<name>/index.mjs` (+ source map), and writes the esbuild
- * metafile to `<outdir>/meta.json`. `@aws-sdk/*` stays external: the Node 20 Lambda runtime ships SDK v3, and
- * bundling it would spend a third of the budget (see docs/DEPLOY.md).
+ * Builds one minified ESM bundle per function, `<outdir>/<name>/index.mjs` (+ source map and, for the functions that
+ * count tokens, the tokenizer table), and writes the esbuild metafile to `<outdir>/meta.json` (what fills each bundle:
+ * esbuild's `analyzeMetafile`). `@aws-sdk/*` stays external: the Node 20 Lambda runtime ships SDK v3, and bundling it
+ * would spend a third of the budget (see docs/DEPLOY.md).
  */
 export async function buildFunctions({
   outdir = join(ROOT, 'dist', 'functions'),
@@ -231,7 +232,9 @@ export function loadedBytes(functionDir: string): number {
 export function budgetViolations(bundle: BundleReport): string[] {
   const problems: string[] = [];
   if (bundle.loadedBytes > MAX_BUNDLE_BYTES) {
-    problems.push(`${bundle.name}: ${bundle.loadedBytes} bytes > ${MAX_BUNDLE_BYTES}`);
+    const beside = bundle.loadedBytes - bundle.bytes;
+    const detail = beside > 0 ? ` (index.mjs ${bundle.bytes} + ${beside} beside it)` : '';
+    problems.push(`${bundle.name}: loads ${bundle.loadedBytes} bytes > ${MAX_BUNDLE_BYTES}${detail}`);
   }
   for (const input of bundle.inputs) {
     if (FORBIDDEN_INPUTS.some((pattern) => pattern.test(input))) problems.push(`${bundle.name}: bundles ${input}`);
@@ -241,7 +244,10 @@ export function budgetViolations(bundle: BundleReport): string[] {
 }
 
 async function main(): Promise<void> {
-  const { bundles } = await buildFunctions({ bundleAwsSdk: process.argv.includes('--bundle-aws-sdk') });
+  const { bundles } = await buildFunctions({
+    bundleAwsSdk: process.argv.includes('--bundle-aws-sdk'),
+    minify: !process.argv.includes('--no-minify'),
+  });
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(1).padStart(8)} KiB`;
   console.log(`${'function'.padEnd(20)} ${'index.mjs'.padStart(12)} ${'loaded'.padStart(12)}`);
   for (const bundle of bundles)
