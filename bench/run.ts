@@ -4,6 +4,7 @@
  * lacks figures): every benchmark on the
  * local server in one go, then bench/RESULTS.md, bench/results.json and the plots. See bench/README.md.
  */
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { addArea } from './areas/add.ts';
 import { chatArea } from './areas/chat.ts';
@@ -60,9 +61,12 @@ async function main(): Promise<void> {
   try {
     for (const area of areas) {
       const areaStarted = performance.now();
+      // Other work on a shared machine shows up here; it explains a noisy area better than any guess.
+      const load = `Load average (1 min) when this area started: ${os.loadavg()[0]?.toFixed(2)} on ${os.availableParallelism()} cores.`;
       log(`${area.id}: running`);
       try {
-        results.push(await area.run(env));
+        const result = await area.run(env);
+        results.push({ ...result, notes: [...result.notes, load] });
       } catch (error) {
         // A broken area is reported as not measured, never as invented figures; the others still run.
         const reason = error instanceof Error ? error.message : String(error);
