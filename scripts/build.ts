@@ -115,7 +115,7 @@ const sdkFromRuntime: Plugin = {
 };
 
 /** The tokenizer's table, compressed once per gpt-tokenizer version (brotli at its best setting takes seconds). */
-async function tokenizerTable(): Promise<string> {
+export async function tokenizerTable(): Promise<string> {
   const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'gpt-tokenizer', 'package.json'), 'utf8'));
   const cached = join(ROOT, 'node_modules', '.cache', 'memgate-tokenizer', `${version}-${TOKENIZER_TABLE_FILE}`);
   if (!existsSync(cached)) {
@@ -129,8 +129,10 @@ async function tokenizerTable(): Promise<string> {
       },
     });
     mkdirSync(dirname(cached), { recursive: true });
-    writeFileSync(`${cached}.tmp`, compressed);
-    renameSync(`${cached}.tmp`, cached);
+    // Test files build in parallel: each writes its own file, and the rename makes the table appear whole.
+    const partial = `${cached}.${process.pid}-${Math.random().toString(36).slice(2)}`;
+    writeFileSync(partial, compressed);
+    renameSync(partial, cached);
   }
   return cached;
 }
@@ -139,7 +141,7 @@ async function tokenizerTable(): Promise<string> {
 async function copySidecars(metafile: Metafile): Promise<void> {
   const tokenizer = relative(ROOT, join(FUNCTIONS_DIR, 'runtime', 'tokenizer.ts'));
   for (const [file, output] of Object.entries(metafile.outputs)) {
-    if (!(tokenizer in output.inputs)) continue;
+    if (!output.inputs[tokenizer]?.bytesInOutput) continue;
     copyFileSync(await tokenizerTable(), join(ROOT, file, '..', TOKENIZER_TABLE_FILE));
   }
 }

@@ -11,17 +11,30 @@ import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 export const TOKENIZER_TABLE_FILE = 'o200k_base.json.br';
 
 type Encoding = ReturnType<typeof GptEncoding.getEncodingApi>;
-let encoding: Encoding | undefined;
+type TokenizerApi = Pick<Encoding, 'countTokens' | 'encode' | 'decode'>;
 
-function encoder(): Encoding {
-  if (!encoding) {
-    const table = brotliDecompressSync(readFileSync(new URL(`./${TOKENIZER_TABLE_FILE}`, import.meta.url)));
-    const ranks = JSON.parse(table.toString('utf8')) as (string | number[])[];
-    encoding = GptEncoding.getEncodingApi('o200k_base', () => ranks);
-  }
-  return encoding;
+/** The o200k_base encoder over a compressed table that `readTable` returns, built on the first call. */
+export function lazyEncoding(readTable: () => Buffer): TokenizerApi {
+  let encoding: Encoding | undefined;
+  const encoder = (): Encoding => {
+    if (!encoding) {
+      const ranks = JSON.parse(brotliDecompressSync(readTable()).toString('utf8')) as (string | number[])[];
+      encoding = GptEncoding.getEncodingApi('o200k_base', () => ranks);
+    }
+    return encoding;
+  };
+  return {
+    countTokens: (...args) => encoder().countTokens(...args),
+    encode: (...args) => encoder().encode(...args),
+    decode: (...args) => encoder().decode(...args),
+  };
 }
 
-export const countTokens: Encoding['countTokens'] = (...args) => encoder().countTokens(...args);
-export const encode: Encoding['encode'] = (...args) => encoder().encode(...args);
-export const decode: Encoding['decode'] = (...args) => encoder().decode(...args);
+// What @memgate/core imports from 'gpt-tokenizer', reading the table beside the bundle. Pure, so that a bundle
+// that never counts tokens drops it (and gets no table beside it).
+const besideBundle = /* @__PURE__ */ lazyEncoding(() =>
+  readFileSync(new URL(`./${TOKENIZER_TABLE_FILE}`, import.meta.url)),
+);
+export const countTokens: TokenizerApi['countTokens'] = (...args) => besideBundle.countTokens(...args);
+export const encode: TokenizerApi['encode'] = (...args) => besideBundle.encode(...args);
+export const decode: TokenizerApi['decode'] = (...args) => besideBundle.decode(...args);
