@@ -259,6 +259,18 @@ describe('odd but valid input is never a 5xx', () => {
     );
   });
 
+  it('a persona named like an Object.prototype member is free text, and the answer completes', async () => {
+    for (const persona of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const res = await h.request('POST', '/api/v1/chat/generate/stream', {
+        token,
+        body: { chat_history: [{ role: 'user', content: 'what is the seed note about?' }], persona },
+      });
+      expect(res.status).toBe(200);
+      expect(res.text, persona).toContain('"type":"final_response"');
+      expect(res.text, persona).not.toMatch(/"error":\{"message":/);
+    }
+  });
+
   it('metadata too deep or too big for one DynamoDB item is a 400, not a failed write', async () => {
     const cases: [string, number][] = [
       [`{"deep":${deepNesting(10)}}`, 201],

@@ -1,5 +1,5 @@
 import type { VectorIndex } from '@memgate/core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTable } from '../support/dynamo.ts';
 import { type DynamoFaults, withFaults } from './dynamo-faults.ts';
 import { ALL_SCOPES, type SecurityHarness, startSecurityHarness, tokenFor } from './harness.ts';
@@ -18,6 +18,9 @@ let token: string;
 const acknowledged = new Map<string, string>();
 const band = { similarity_threshold: 1, minimum_similarity_threshold: 0.05 };
 // Long enough for several chunks, so batches really split.
+// Operations by role, whichever of them the repository uses for it (PartiQL batches, transactions, single updates).
+const SETTLING = ['BatchExecuteStatement', 'ExecuteStatement', 'UpdateItem', 'TransactWriteItems'];
+const ROW_WRITES = ['BatchWriteItem', 'PutItem', 'DeleteItem'];
 const body = (word: string) =>
   Array.from({ length: 120 }, (_, i) => `Paragraph ${i} tells the ${word} story, part ${i}.`).join(' ');
 
@@ -39,6 +42,13 @@ function timingOut(inner: VectorIndex): VectorIndex {
     listNamespaces: wrap('listNamespaces'),
   };
 }
+
+afterEach(() => {
+  faults.transient = {};
+  faults.persistent = new Set();
+  faults.unprocessed = 0;
+  for (const method of Object.keys(slow) as (keyof VectorIndex)[]) delete slow[method];
+});
 
 beforeAll(async () => {
   const faulty = withFaults(await createTestTable('faults'));
@@ -93,10 +103,13 @@ function expectContextError(response: { status: number; text: string }, status: 
 
 describe('DynamoDB throttling and UnprocessedItems', () => {
   it('throttling the SDK retries is invisible: the add and the reads succeed', async () => {
-    faults.transient = { BatchWriteItem: 2, BatchExecuteStatement: 2, BatchGetItem: 1, Query: 1 };
+    faults.transient = { BatchWriteItem: 2, BatchGetItem: 1, Query: 1 };
+    for (const operation of SETTLING) faults.transient[operation] = 2;
     await expectAcknowledged('tapir', await add('tapir'));
     await expectWholeOrNothing('tapir', true);
-    expect(faults.injected.transient).toBe(6);
+    // Every throttle on a path the add and the reads took was met and retried.
+    expect(faults.transient).toMatchObject({ BatchWriteItem: 0, BatchGetItem: 0, Query: 0 });
+    expect(faults.injected.transient).toBeGreaterThanOrEqual(6);
   });
 
   it('UnprocessedItems are retried until every row is written, and every row deleted', async () => {
@@ -112,7 +125,7 @@ describe('DynamoDB throttling and UnprocessedItems', () => {
   });
 
   it('throttling that outlasts the retries while writing rows: 500, nothing visible; the retry succeeds once', async () => {
-    faults.persistent = new Set(['BatchWriteItem']);
+    faults.persistent = new Set(ROW_WRITES);
     expectContextError(await add('quokka'), 500);
     faults.persistent = new Set();
     await expectWholeOrNothing('quokka', false);
@@ -124,7 +137,7 @@ describe('DynamoDB throttling and UnprocessedItems', () => {
   });
 
   it('throttling while settling the records: 500, nothing visible; the cleanup then shows the whole document', async () => {
-    faults.persistent = new Set(['BatchExecuteStatement', 'UpdateItem', 'ExecuteStatement']);
+    faults.persistent = new Set(SETTLING);
     expectContextError(await add('numbat'), 500);
     faults.persistent = new Set();
     await expectWholeOrNothing('numbat', false);
@@ -134,13 +147,13 @@ describe('DynamoDB throttling and UnprocessedItems', () => {
   });
 
   it('throttling while hiding a deletion: 500 and the document stays whole; after hiding: 204 and the cleanup ends it', async () => {
-    faults.persistent = new Set(['BatchExecuteStatement', 'UpdateItem', 'ExecuteStatement']);
+    faults.persistent = new Set(SETTLING);
     expectContextError(await h.request('POST', '/api/v1/context/delete', { token, body: { source: 'tapir' } }), 500);
     faults.persistent = new Set();
     await expectWholeOrNothing('tapir', true);
 
     const before = await h.itemCount();
-    faults.persistent = new Set(['BatchWriteItem', 'DeleteItem']);
+    faults.persistent = new Set(ROW_WRITES);
     expect((await h.request('POST', '/api/v1/context/delete', { token, body: { source: 'tapir' } })).status).toBe(204);
     faults.persistent = new Set();
     acknowledged.delete('tapir');

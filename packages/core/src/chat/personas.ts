@@ -14,7 +14,8 @@ export function personaPrompt(
 ): string {
   const name = persona?.trim() ?? '';
   if (name === '') return personas.default ?? PERSONAS.default ?? '';
-  return personas[name] ?? name;
+  // Own names only: a persona such as "constructor" or "__proto__" is free text, not an Object.prototype member.
+  return Object.hasOwn(personas, name) ? (personas[name] as string) : name;
 }
 
 /** A session title from its first question: the first line, cut at a word boundary near 80 characters. */
