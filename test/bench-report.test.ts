@@ -6,6 +6,7 @@ import type { Machine } from '../bench/lib/machine.ts';
 import { atLeast, atMost, figure } from '../bench/lib/results.ts';
 import { addedLatency, percentile } from '../bench/lib/stats.ts';
 import type { BenchReport } from '../bench/report/markdown.ts';
+import { niceTicks } from '../bench/report/svg.ts';
 import { writeReport } from '../bench/report/write.ts';
 
 // The benchmark itself runs with `npm run bench`; this only checks that its report says what was measured.
@@ -86,6 +87,18 @@ describe('benchmark report', () => {
     const svg = readFileSync(join(dir, 'search-latency.svg'), 'utf8');
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(svg).toContain('p50 budget (#3)');
+    // Every series is drawn: a path with at least one segment, all of it inside the plot area.
+    for (const file of ['proxy-latency.svg', 'search-latency.svg']) {
+      const paths = [...readFileSync(join(dir, file), 'utf8').matchAll(/<path d="([^"]*)"/g)].map(
+        (m) => m[1] as string,
+      );
+      expect(paths.length).toBeGreaterThanOrEqual(3);
+      for (const path of paths) {
+        expect(path).toMatch(/^M[\d.]+ [\d.]+ L/);
+        const ys = [...path.matchAll(/[ML][\d.]+ ([\d.]+)/g)].map((m) => Number(m[1]));
+        expect(Math.min(...ys)).toBeGreaterThanOrEqual(40);
+      }
+    }
   });
 
   it('computes nearest-rank percentiles and added latency as through minus direct', () => {
@@ -95,5 +108,10 @@ describe('benchmark report', () => {
     const added = addedLatency([2, 3, 4], [1, 1, 2]);
     expect(added.p50Difference).toBe(2);
     expect(added.paired.p50).toBe(2);
+  });
+
+  it('gives plot axes round ticks that cover every value', () => {
+    expect(niceTicks(0, 25.2)).toEqual([0, 10, 20, 30]);
+    expect(niceTicks(0, 100)).toEqual([0, 20, 40, 60, 80, 100]);
   });
 });

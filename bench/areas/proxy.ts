@@ -34,8 +34,8 @@ export async function proxyLatency(env: BenchEnv): Promise<AreaResult> {
   const corpus = env.corpora.find((candidate) => candidate.size === 1000);
   if (!corpus) throw new Error('the proxy area needs the 1k corpus');
   const token = await env.token(corpus.user);
-  const rounds = env.quick ? 300 : 1000;
-  const warmup = env.quick ? 50 : 150;
+  const rounds = env.quick ? 200 : 1000;
+  const warmup = env.quick ? 40 : 150;
   const filtered: Timed<unknown>[] = [];
   const timed = (url: string, headers: Record<string, string>, what: string, keep?: Timed<unknown>[]) => async () => {
     const response = expectStatus(await postJson(url, BODY, headers), 200, what);

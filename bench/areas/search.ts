@@ -65,7 +65,7 @@ async function sequentialLatencies(targets: readonly Target[], perTarget: number
 export async function searchArea(env: BenchEnv): Promise<AreaResult> {
   const targets: Target[] = [];
   for (const corpus of env.corpora) targets.push(await targetOf(env, corpus));
-  const perTarget = env.quick ? 200 : 500;
+  const perTarget = env.quick ? 150 : 500;
   // Warm-up: the server loads a tenant's index on its first search; those queries are not measured.
   for (const target of targets) {
     const bodies = QUERIES.slice(-(env.quick ? 30 : 60));

@@ -33,18 +33,14 @@ export function cdfPoints(samples: readonly number[], points = 200): [number, nu
 function proxyPlot(area: AreaResult): Plot | undefined {
   const series: Series[] = [];
   let right = 0;
-  const left = Number.POSITIVE_INFINITY;
+  let left = Number.POSITIVE_INFINITY;
   for (const key of Object.keys(NAMES) as (keyof typeof NAMES)[]) {
     const samples = area.series?.[key];
     if (!Array.isArray(samples) || samples.length === 0) continue;
-    right = Math.max(
-      right,
-      percentile(
-        [...samples].sort((a, b) => a - b),
-        0.99,
-      ),
-    );
-    series.push({ name: NAMES[key], points: cdfPoints(samples), color: COLORS[key] });
+    const sorted = [...samples].sort((a, b) => a - b);
+    right = Math.max(right, percentile(sorted, 0.99));
+    left = Math.min(left, sorted[0] as number);
+    series.push({ name: NAMES[key], points: cdfPoints(sorted), color: COLORS[key] });
   }
   if (series.length === 0) return undefined;
   return {

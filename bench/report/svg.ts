@@ -37,11 +37,10 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   const raw = span / count;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = ([1, 2, 2.5, 5, 10].find((factor) => factor * magnitude >= raw) ?? 10) * magnitude;
-  const ticks: number[] = [];
-  for (let value = Math.ceil(min / step) * step; value <= max + step * 1e-9; value += step) {
-    ticks.push(Math.round(value * 1e9) / 1e9);
-  }
-  return ticks;
+  // From the last step at or below min to the first at or above max, so the axis covers every point.
+  const first = Math.floor(min / step + 1e-9);
+  const last = Math.ceil(max / step - 1e-9);
+  return Array.from({ length: last - first + 1 }, (_, i) => Math.round((first + i) * step * 1e9) / 1e9);
 }
 
 const defaultFormat = (value: number) => (Math.abs(value) >= 1000 ? `${value / 1000}k` : String(value));
