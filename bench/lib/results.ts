@@ -30,7 +30,7 @@ export interface AreaResult {
   skipped?: string;
 }
 
-/** A figure, judged against its budget when it has one. */
+/** A figure, judged against its budget when it has one (a figure that could not be computed never passes). */
 export function figure(
   name: string,
   value: number,
@@ -38,15 +38,9 @@ export function figure(
   extra: { budget?: Budget; peer?: string; note?: string } = {},
 ): Figure {
   const { budget } = extra;
-  const pass =
-    budget === undefined || !Number.isFinite(value)
-      ? budget === undefined
-        ? undefined
-        : false
-      : budget.op === '<='
-        ? value <= budget.value
-        : value >= budget.value;
-  return { name, value, unit, ...extra, ...(pass === undefined ? {} : { pass }) };
+  if (!budget) return { name, value, unit, ...extra };
+  const within = budget.op === '<=' ? value <= budget.value : value >= budget.value;
+  return { name, value, unit, ...extra, pass: Number.isFinite(value) && within };
 }
 
 export const atMost = (value: number, issue: string): Budget => ({ op: '<=', value, issue });
