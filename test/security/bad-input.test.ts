@@ -4,8 +4,8 @@ import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.t
 import { type BadBody, badBodies, deepNesting, longString, oddUnicode, type Rules } from './arbitraries.ts';
 import {
   ALL_SCOPES,
-  endpointsOf,
   isAreaError,
+  routeAPath,
   type SecurityHarness,
   startSecurityHarness,
   tokenFor,
@@ -150,7 +150,7 @@ const chatRules: Rules = {
 };
 
 describe('bad input: every body refused with a 4xx in the area format, nothing written', () => {
-  const routeA = () => endpointsOf(stub.url)[5]?.path as string;
+  const routeA = () => routeAPath(stub.url);
   const cases: [string, string | (() => string), Record<string, unknown>, Rules][] = [
     ['context add', '/api/v1/context/add', { documents: [doc] }, addRules],
     ['context search', '/api/v1/context/search', searchValid, searchRules],

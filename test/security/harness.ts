@@ -146,6 +146,10 @@ export async function startSecurityHarness({
   };
 }
 
+/** Route A's path to an upstream at `stubUrl` (the key is a test value, never a real one). */
+export const routeAPath = (stubUrl: string, key = 'plain-target-key-0001') =>
+  `/api/v1/proxy/${stubUrl}/${key}/chat/completions`;
+
 /** Every endpoint with a request that succeeds for a caller holding its scope (`stubUrl` serves route A). */
 export function endpointsOf(stubUrl: string): Endpoint[] {
   const messages = [{ role: 'user', content: 'hello there' }];
@@ -185,7 +189,7 @@ export function endpointsOf(stubUrl: string): Endpoint[] {
     {
       name: 'proxy route A',
       method: 'POST',
-      path: `/api/v1/proxy/${stubUrl}/plain-target-key-0001/chat/completions`,
+      path: routeAPath(stubUrl),
       scope: 'proxy',
       body: { model: 'stub-model', messages },
       area: 'proxy',

@@ -5,6 +5,7 @@ import {
   ALL_SCOPES,
   endpointsOf,
   isAreaError,
+  routeAPath,
   type SecurityHarness,
   startSecurityHarness,
   tokenFor,
@@ -184,7 +185,7 @@ describe('object level: user B, an organization member, an outsider and an admin
 
   it("chat and proxy answers never carry another user's personal context", async () => {
     const question = [{ role: 'user', content: 'what is the zebra vault code?' }];
-    const routeA = endpointsOf(stub.url)[5]?.path as string;
+    const routeA = routeAPath(stub.url);
     for (const who of ['bob', 'carol', 'admin'] as const) {
       const chat = await post(who, '/api/v1/chat/generate/stream', { chat_history: question });
       expect(chat.status).toBe(200);
