@@ -136,6 +136,28 @@ describe('local vector index', () => {
     expect(narrow.map((match) => match.id)).toEqual(bruteForce(few, query, 10));
   });
 
+  it('scores graph matches with their exact cosine (the graph itself is 8-bit)', async () => {
+    const index = await openIndex(freshDir());
+    const vectors = randomVectors(4_000, 128, 11);
+    await index.upsert(
+      'user:u1',
+      vectors.map((values, i) => ({ id: `v${i}`, values, metadata: metadataFor() })),
+    );
+    const query = randomVectors(1, 128, 99)[0] as Float32Array;
+    const cosine = (values: Float32Array) => values.reduce((sum, value, i) => sum + value * (query[i] as number), 0);
+    // 4,000 candidates: both the unfiltered and the scope-filtered query go through the graph.
+    for (const filter of [undefined, { scopes: 'internal' }]) {
+      const matches = await index.query('user:u1', { vector: query, topK: 10, ...(filter ? { filter } : {}) });
+      expect(matches).toHaveLength(10);
+      for (const match of matches) {
+        const exact = Math.max(0, cosine(vectors[Number(match.id.slice(1))] as Float32Array));
+        expect(match.score).toBeCloseTo(exact, 5);
+      }
+      const scores = matches.map((match) => match.score);
+      expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    }
+  });
+
   it('keeps working after a restart of a namespace whose vectors were all deleted', async () => {
     const dir = freshDir();
     const first = await openIndex(dir);

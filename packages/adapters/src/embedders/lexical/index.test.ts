@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { embedderConformance } from '../../../../../test/conformance/embedder.ts';
 import { createLexicalEmbedder } from './index.ts';
@@ -54,6 +55,22 @@ describe('lexical embedder', () => {
     expect(cosine(cjk as Float32Array, cjk as Float32Array)).toBeCloseTo(1, 5);
     expect(cosine(symbols as Float32Array, symbols as Float32Array)).toBeCloseTo(1, 5);
     expect(await similarity('東京の天気予報', '東京の天気')).toBeGreaterThan(0.3);
+  });
+
+  it('gives exactly the vectors of earlier versions, so stored vectors keep matching new queries', async () => {
+    const texts = [
+      'To reset your password, open account settings and choose "Reset password".',
+      '東京の天気予報 ÉCOLE Straße ﬁle café',
+      'the the the of of and',
+      // Thousands of distinct features: more than the feature table starts with.
+      Array.from({ length: 3000 }, (_, i) => `w${(i * 7919) % 100003}`).join(' '),
+    ];
+    const hash = createHash('sha256');
+    for (const vector of await embedder.embed(texts, 'document')) {
+      hash.update(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+    }
+    // Digest of the bytes the first version (lexical-v1) produced; a change here re-ranks every stored vector.
+    expect(hash.digest('hex')).toBe('e2d244483c453153469463280a72b7860bd5c46021804b5ea2ce3442f39704ce');
   });
 
   it('gives the zero vector for a text with no tokens', async () => {
