@@ -79,7 +79,8 @@ export async function startBenchEnv({
     DYNAMODB_ENDPOINT: endpoint,
     TABLE_NAME,
     PORT: '0',
-    LOG_LEVEL: 'warn',
+    // The default: one JSON line per request, to the child's stdout, which goes to /dev/null.
+    LOG_LEVEL: 'info',
     AUTH_JWT_SECRET: SECRET,
     PROXY_ALLOW_PRIVATE_TARGETS: 'true',
     NODE_NO_WARNINGS: '1',
