@@ -1,6 +1,6 @@
 /**
- * Child-process entry of the benchmark: runs the local server (its own DynamoDB Local, the embedded index under
- * DATA_DIR) and answers the parent over IPC, so the server's CPU and memory are its own, apart from the load
+ * Child-process entry of the benchmark: runs the local server (the DynamoDB at DYNAMODB_ENDPOINT, or its own DynamoDB
+ * Local without it; the embedded index under DATA_DIR) and answers the parent over IPC, so the server's CPU and memory are its own, apart from the load
  * generator's. Messages in: `{ type: 'rss' }`, `{ type: 'stop' }`. Out: `{ type: 'ready', url, dynamoEndpoint }`,
  * `{ type: 'rss', rss }`, `{ type: 'error', message }`.
  */
