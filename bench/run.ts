@@ -51,7 +51,9 @@ async function main(): Promise<void> {
   const machine = describeMachine();
   const sizesArg = process.argv.find((arg) => arg.startsWith('--sizes='))?.slice('--sizes='.length);
   const sizes = sizesArg ? sizesArg.split(',').map(Number) : quick ? [1000, 10_000] : [1000, 10_000, 100_000];
-  log(`${quick ? 'quick' : 'full'} run: seeding ${sizes.join(', ')}-chunk corpora, then starting the local server`);
+  log(
+    `${quick ? 'quick' : 'full'} run: corpora of ${sizes.join(', ')} chunks (seeded, or restored when cached), then the local server`,
+  );
   const env = await startBenchEnv({ quick, sizes, reseed: process.argv.includes('--reseed') });
   const seeded = env.seed.cached ? 'restored the cached corpora of' : 'seeded';
   log(
