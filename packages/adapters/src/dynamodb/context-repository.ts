@@ -11,7 +11,7 @@
  *   only document records carry gsi3 keys, so view/docs and delete-by-document never page through chunks.
  * - unsettled is sparse too: an item carries gsi4 keys exactly while its status is not `indexed`. Transitions set or
  *   remove them in the same conditional update that changes the status, so the cleanup's work list is exact.
- *   Transitions go 25 at a time as transactions of conditional updates, see context-transitions.ts.
+ *   Transitions go 25 at a time as conditional PartiQL updates (BatchExecuteStatement), see context-transitions.ts.
  *   (One partition: unsettled records are few and short-lived; shard it if that ever stops being true.)
  * - Cursors are DynamoDB's LastEvaluatedKey, base64url JSON, opaque to callers.
  */
@@ -24,8 +24,16 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus } from '@memgate/core';
 import { batchGet, batchWrite, decodeCursor, encodeCursor } from './batch.ts';
-import { fromItem, ownerPartition, recordKey, tenantPartition, toItem, UNSETTLED_PARTITION } from './context-items.ts';
-import { transitionInTransactions, transitionUpdate } from './context-transitions.ts';
+import {
+  fromItem,
+  ownerPartition,
+  recordKey,
+  tenantPartition,
+  toItem,
+  UNSETTLED_PARTITION,
+  unsettledKey,
+} from './context-items.ts';
+import { transitionInBatches } from './context-transitions.ts';
 import { TABLE_KEYS } from './table.ts';
 
 const { indexes } = TABLE_KEYS;
@@ -84,8 +92,34 @@ export function createDynamoContextRepository({
 
   /** One conditional update: moves the record only from an allowed status; false when it was not there. */
   async function transitionOne(id: string, from: readonly RecordStatus[], to: RecordStatus): Promise<boolean> {
+    const now = clock.now().toISOString();
+    const fromValues = Object.fromEntries(from.map((status, i) => [`:from${i}`, status]));
+    const unsettled = to === 'indexed';
     try {
-      await client.send(new UpdateCommand(transitionUpdate(tableName, id, from, to, clock.now().toISOString())));
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: recordKey(id),
+          ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(fromValues).join(', ')})`,
+          UpdateExpression: unsettled
+            ? 'SET #status = :to, #indexed = :indexed, #updatedAt = :now REMOVE #upk, #usk'
+            : 'SET #status = :to, #indexed = :indexed, #updatedAt = :now, #upk = :upk, #usk = :usk',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#indexed': 'indexed',
+            '#updatedAt': 'updatedAt',
+            '#upk': indexes.unsettled.partition,
+            '#usk': indexes.unsettled.sort,
+          },
+          ExpressionAttributeValues: {
+            ...fromValues,
+            ':to': to,
+            ':indexed': to === 'indexed',
+            ':now': now,
+            ...(unsettled ? {} : { ':upk': UNSETTLED_PARTITION, ':usk': unsettledKey(now, id) }),
+          },
+        }),
+      );
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
@@ -124,8 +158,8 @@ export function createDynamoContextRepository({
       const unique = [...new Set(ids)];
       if (unique.length === 0 || from.length === 0) return [];
       const now = clock.now().toISOString();
-      const { moved, retry } = await transitionInTransactions(client, tableName, unique, from, to, now);
-      // Updates not applied for another reason than their own condition (a cancelled transaction, a conflict) go one by one.
+      const { moved, retry } = await transitionInBatches(client, tableName, unique, from, to, now);
+      // Statements that failed for another reason than the condition (throttling, a conflict) go one by one.
       let next = 0;
       const worker = async () => {
         while (next < retry.length) {
