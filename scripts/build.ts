@@ -55,10 +55,10 @@ const zodDiet: Plugin = {
 };
 
 /**
- * Lambda-only stand-ins for three dependencies whose published builds are mostly code memgate never runs (metafile
- * analysis: 560 KB of Pinecone SDK, 525 KB of undici, 2.2 MB of tokenizer table at import). Each keeps the API the
- * adapters call, so the adapters' code is the same in both shapes:
- * - `@pinecone-database/pinecone` → functions/runtime/pinecone-rest.ts, the data-plane and inference calls over REST;
+ * Lambda-only slimmer entry points for two dependencies whose published builds are mostly code memgate never runs
+ * (metafile analysis: 525 KB of undici, 2.2 MB of tokenizer table at import). Each keeps the API the adapters call,
+ * so the adapters' code is the same in both shapes. (The Pinecone SDK needs nothing here: the adapters import its
+ * Index and Inference modules directly, not its barrel.)
  * - `undici` → functions/runtime/undici-lazy.ts: undici's own fetch, Agent and connector modules, loaded on first
  *   use, without the rest of the package (cache, mock, proxy agents, websockets...): the SSRF guard's connect hook
  *   runs in the same Agent;
@@ -67,9 +67,6 @@ const zodDiet: Plugin = {
 const slimDependencies: Plugin = {
   name: 'slim-dependencies',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^@pinecone-database\/pinecone$/ }, () => ({
-      path: join(FUNCTIONS_DIR, 'runtime', 'pinecone-rest.ts'),
-    }));
     pluginBuild.onResolve({ filter: /^gpt-tokenizer$/ }, () => ({
       path: join(FUNCTIONS_DIR, 'runtime', 'tokenizer.ts'),
     }));

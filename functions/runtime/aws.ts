@@ -1,7 +1,6 @@
 // Deep imports, not the package barrels: a barrel would pull every adapter (and its side effects) into each bundle.
 import { type Config, loadConfig } from '@memgate/adapters/config/index';
 import { createDocumentClient } from '@memgate/adapters/dynamodb/client';
-import { createRetryingFetch } from '@memgate/adapters/http-retry/index';
 import { createPineconeVectorIndex } from '@memgate/adapters/pinecone/index';
 import type { ServiceInputs } from '@memgate/adapters/services/index';
 import { systemClock } from '@memgate/core/clock';
@@ -15,7 +14,6 @@ import {
   requestLog,
   type VerifierOptions,
 } from '@memgate/http';
-import { Pinecone } from '@pinecone-database/pinecone';
 import { Hono } from 'hono';
 import { nodeFetch } from './node-fetch.ts';
 
@@ -56,8 +54,8 @@ export function createAwsRuntime(env: Record<string, string | undefined> = proce
     apiKey,
     indexName: config.PINECONE_INDEX as string,
     ...(config.PINECONE_HOST ? { host: config.PINECONE_HOST } : {}),
-    // The adapter's own client and retry policy, over node:http instead of the global fetch (see node-fetch.ts).
-    client: new Pinecone({ apiKey, maxRetries: 0, fetchApi: createRetryingFetch({ fetch: nodeFetch }) }),
+    // The adapter's retry policy over node:http instead of the global fetch (see node-fetch.ts).
+    retry: { fetch: nodeFetch },
   });
   return {
     config,

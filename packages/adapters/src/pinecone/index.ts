@@ -1,6 +1,6 @@
 import type { Page, TenantKey, VectorIndex, VectorMatch } from '@memgate/core';
 import { MemgateError } from '@memgate/core';
-import { Pinecone } from '@pinecone-database/pinecone';
+import type { Index } from '@pinecone-database/pinecone/dist/data/index.js';
 import { createRetryingFetch, type RetryOptions } from '../http-retry/index.ts';
 import {
   clampScore,
@@ -16,9 +16,9 @@ export interface PineconeVectorIndexOptions {
   indexName: string;
   /** Data-plane host of the index; without it the client resolves it once through the control plane. */
   host?: string;
-  /** A ready client (its own retry policy then applies); by default one is built with ours. */
-  client?: Pinecone;
-  /** 429/5xx retry policy of the built client. */
+  /** Control-plane base URL, for the host lookup (tests point it at a stand-in). */
+  controllerHostUrl?: string;
+  /** 429/5xx retry policy of the client, and the transport under it (`retry.fetch`, global fetch by default). */
   retry?: RetryOptions;
   /** Upsert requests in flight at once for one call. */
   concurrency?: number;
@@ -38,13 +38,27 @@ export function createPineconeVectorIndex({
   apiKey,
   indexName,
   host,
-  client,
+  controllerHostUrl,
   retry,
   concurrency = 4,
 }: PineconeVectorIndexOptions): VectorIndex {
-  // maxRetries 0: the client's own retry knows only 5xx; ours also covers 429 and Retry-After.
-  const pinecone = client ?? new Pinecone({ apiKey, maxRetries: 0, fetchApi: createRetryingFetch(retry) });
-  const index = pinecone.index(host === undefined ? { name: indexName } : { name: indexName, host });
+  let connecting: Promise<Index> | undefined;
+  /**
+   * The SDK's own Index class (what `new Pinecone(...).index(...)` returns), from its module rather than the package
+   * root, whose CommonJS barrel would bring the whole SDK (control plane, assistants, admin) into every Lambda bundle;
+   * and on first use, so a cold start whose first request never touches vectors does not initialise the SDK.
+   */
+  const connect = () =>
+    (connecting ??= import('@pinecone-database/pinecone/dist/data/index.js').then(
+      ({ Index }) =>
+        // maxRetries 0: the client's own retry knows only 5xx; ours also covers 429 and Retry-After.
+        new Index(host === undefined ? { name: indexName } : { name: indexName, host }, {
+          apiKey,
+          maxRetries: 0,
+          fetchApi: createRetryingFetch(retry),
+          ...(controllerHostUrl ? { controllerHostUrl } : {}),
+        }),
+    ));
 
   async function call<T>(operation: string, run: () => Promise<T>, ifMissing?: { value: T }): Promise<T> {
     try {
@@ -63,7 +77,7 @@ export function createPineconeVectorIndex({
     async upsert(namespace, items) {
       const latest = new Map(items.map((item) => [item.id, item])); // last one wins, as one request would do
       const batches = [...upsertBatches([...latest.values()].map(toPineconeRecord))];
-      const target = index.namespace(namespace);
+      const target = (await connect()).namespace(namespace);
       let next = 0;
       const worker = async () => {
         while (next < batches.length) {
@@ -78,6 +92,7 @@ export function createPineconeVectorIndex({
       const k = Math.min(Math.floor(topK), MAX_TOP_K);
       if (k <= 0) return [];
       const pineconeFilter = toPineconeFilter(filter);
+      const index = await connect();
       const response = await call(
         'query',
         () =>
@@ -98,7 +113,7 @@ export function createPineconeVectorIndex({
     },
 
     async delete(namespace, ids) {
-      const target = index.namespace(namespace);
+      const target = (await connect()).namespace(namespace);
       for (let start = 0; start < ids.length; start += MAX_BATCH_VECTORS) {
         const batch = ids.slice(start, start + MAX_BATCH_VECTORS);
         await call('delete', () => target.deleteMany({ ids: batch }), { value: undefined });
@@ -106,6 +121,7 @@ export function createPineconeVectorIndex({
     },
 
     async listIds(namespace, { cursor, limit }): Promise<Page<string>> {
+      const index = await connect();
       const response = await call(
         'list',
         () =>
@@ -120,6 +136,7 @@ export function createPineconeVectorIndex({
     },
 
     async listNamespaces() {
+      const index = await connect();
       const stats = await call('describe_index_stats', () => index.describeIndexStats());
       return Object.entries(stats.namespaces ?? {})
         .filter(([name, summary]) => TENANT_NAMESPACE.test(name) && (summary?.recordCount ?? 0) > 0)

@@ -1,6 +1,6 @@
 import type { Embedder } from '@memgate/core';
 import { MemgateError } from '@memgate/core';
-import { Pinecone } from '@pinecone-database/pinecone';
+import type { Inference } from '@pinecone-database/pinecone/dist/inference/index.js';
 import { createRetryingFetch, type RetryOptions } from '../../http-retry/index.ts';
 import { inBatches } from '../batches.ts';
 import { normalizeInPlace } from '../normalize.ts';
@@ -10,10 +10,9 @@ export interface PineconeInferenceEmbedderOptions {
   model: string;
   /** Required for models this adapter does not know; requested upstream where the model supports a choice. */
   dimension?: number;
-  /** A ready client; by default one is built with our 429/5xx retry policy. */
-  client?: Pinecone;
   /** Control-plane/inference base URL (tests point it at a local emulator). */
   controllerHostUrl?: string;
+  /** 429/5xx retry policy, and the transport under it (`retry.fetch`, global fetch by default). */
   retry?: RetryOptions;
 }
 
@@ -33,7 +32,6 @@ export function createPineconeInferenceEmbedder({
   apiKey,
   model,
   dimension,
-  client,
   controllerHostUrl,
   retry,
 }: PineconeInferenceEmbedderOptions): Embedder {
@@ -41,23 +39,29 @@ export function createPineconeInferenceEmbedder({
   if (size === undefined) {
     throw new Error(`Pinecone embedding model '${model}' has no known dimension: set EMBEDDINGS_DIMENSION`);
   }
-  const pinecone =
-    client ??
-    new Pinecone({
-      apiKey,
-      maxRetries: 0,
-      fetchApi: createRetryingFetch(retry),
-      ...(controllerHostUrl ? { controllerHostUrl } : {}),
-    });
+  let connecting: Promise<Inference> | undefined;
+  // The SDK's Inference class (the client's `inference` member), from its module and on first use: see
+  // ../../pinecone/index.ts.
+  const connect = () =>
+    (connecting ??= import('@pinecone-database/pinecone/dist/inference/index.js').then(
+      ({ Inference }) =>
+        new Inference({
+          apiKey,
+          maxRetries: 0,
+          fetchApi: createRetryingFetch(retry),
+          ...(controllerHostUrl ? { controllerHostUrl } : {}),
+        }),
+    ));
 
   return {
     id: `pinecone:${model}:${size}`,
     dimension: size,
     async embed(texts, purpose) {
       return inBatches(texts, { size: MAX_INPUTS }, async function embedBatch(batch) {
-        let response: Awaited<ReturnType<typeof pinecone.inference.embed>>;
+        const inference = await connect();
+        let response: Awaited<ReturnType<Inference['embed']>>;
         try {
-          response = await pinecone.inference.embed({
+          response = await inference.embed({
             model,
             inputs: batch,
             // The client types parameters as strings, but the API wants `dimension` as an integer.

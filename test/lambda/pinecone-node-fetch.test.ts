@@ -1,18 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPineconeInferenceEmbedder } from '@memgate/adapters/embedders/pinecone/index';
-import { createRetryingFetch } from '@memgate/adapters/http-retry/index';
 import { type PineconeEmulator, startPineconeEmulator } from '@memgate/adapters/pinecone/emulator/index';
 import { createPineconeVectorIndex } from '@memgate/adapters/pinecone/index';
-import type { Pinecone as SdkPinecone } from '@pinecone-database/pinecone';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../functions/runtime/node-fetch.ts';
-import { Pinecone } from '../../functions/runtime/pinecone-rest.ts';
 import { axisVector, metadataFor, vectorIndexConformance } from '../conformance/vector-index.ts';
 
-// The Lambda bundles run the Pinecone adapters on functions/runtime/pinecone-rest.ts instead of the SDK: the same
-// adapters, checked here with the same conformance suite the SDK passes, plus the SDK behaviours they rely on, over
-// the node:http fetch the functions give it.
+// The Lambda functions run the Pinecone adapters (the SDK's Index and Inference classes) over the node:http fetch of
+// functions/runtime/node-fetch.ts instead of the global fetch: the conformance suite and the behaviours the adapters
+// rely on, over that transport.
 const API_KEY = 'pcsk_rest_test_key';
 let emulator: PineconeEmulator;
 let control: Server;
@@ -38,26 +35,15 @@ afterAll(async () => {
   await new Promise((resolve) => control.close(resolve));
 });
 
-const client = (options: { attempts?: number; controllerHostUrl?: string } = {}) =>
-  new Pinecone({
-    apiKey: API_KEY,
-    maxRetries: 0,
-    // As functions/runtime/aws.ts builds it: the adapters' retry policy over node:http.
-    fetchApi: createRetryingFetch({ attempts: options.attempts ?? 4, baseDelayMs: 1, maxDelayMs: 5, fetch: nodeFetch }),
-    ...(options.controllerHostUrl ? { controllerHostUrl: options.controllerHostUrl } : {}),
-  }) as unknown as SdkPinecone;
+// As functions/runtime/aws.ts builds it: the adapters' retry policy over node:http.
+const retry = (attempts = 4) => ({ attempts, baseDelayMs: 1, maxDelayMs: 5, fetch: nodeFetch });
 
 const adapter = (attempts?: number) =>
-  createPineconeVectorIndex({
-    apiKey: API_KEY,
-    indexName: 'memgate',
-    host: emulator.url,
-    client: client({ attempts }),
-  });
+  createPineconeVectorIndex({ apiKey: API_KEY, indexName: 'memgate', host: emulator.url, retry: retry(attempts) });
 
-vectorIndexConformance('Pinecone over REST (Lambda stand-in for the SDK)', () => adapter());
+vectorIndexConformance('Pinecone over node:http (Lambda transport)', () => adapter());
 
-describe('Pinecone REST stand-in', () => {
+describe('Pinecone adapters over node:http', () => {
   beforeEach(() => {
     emulator.requests.length = 0;
   });
@@ -84,7 +70,8 @@ describe('Pinecone REST stand-in', () => {
     const index = createPineconeVectorIndex({
       apiKey: API_KEY,
       indexName: 'memgate',
-      client: client({ controllerHostUrl: controlUrl }),
+      retry: retry(),
+      controllerHostUrl: controlUrl,
     });
     await index.upsert('user:carol', [{ id: 'c', values: axisVector(4, 2), metadata: metadataFor() }]);
     const matches = await index.query('user:carol', { vector: axisVector(4, 2), topK: 1 });
@@ -95,7 +82,8 @@ describe('Pinecone REST stand-in', () => {
     const embedder = createPineconeInferenceEmbedder({
       apiKey: API_KEY,
       model: 'multilingual-e5-large',
-      client: new Pinecone({ apiKey: API_KEY, controllerHostUrl: emulator.url }) as unknown as SdkPinecone,
+      controllerHostUrl: emulator.url,
+      retry: retry(),
     });
     const [passage] = await embedder.embed(['a passage'], 'document');
     const [query] = await embedder.embed(['a query'], 'query');
