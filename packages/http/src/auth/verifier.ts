@@ -39,11 +39,16 @@ function describe(error: unknown): string {
 
 /** Builds the verifier for the configured mode (local HS256 secret or an OIDC provider's JWKS). */
 export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
+  // The HS256 secret becomes a CryptoKey once: given raw bytes, jose imports them again for every token it verifies.
   const key =
     options.kind === 'hs256'
-      ? typeof options.secret === 'string'
-        ? new TextEncoder().encode(options.secret)
-        : options.secret
+      ? crypto.subtle.importKey(
+          'raw',
+          typeof options.secret === 'string' ? new TextEncoder().encode(options.secret) : new Uint8Array(options.secret),
+          { name: 'HMAC', hash: 'SHA-256' },
+          false,
+          ['verify'],
+        )
       : (options.getKey ?? createRemoteJWKSet(new URL(options.jwksUrl)));
   const algorithms = options.kind === 'hs256' ? ['HS256'] : ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'];
   const claims = {
@@ -56,8 +61,8 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
     try {
       // jose's overloads differ only in the key's type; both branches verify the same claims.
       payload =
-        key instanceof Uint8Array
-          ? (await jwtVerify(token, key, claims)).payload
+        key instanceof Promise
+          ? (await jwtVerify(token, await key, claims)).payload
           : (await jwtVerify(token, key, claims)).payload;
     } catch (error) {
       throw new MemgateError('authentication', 'invalid_token', describe(error));
