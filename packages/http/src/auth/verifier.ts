@@ -4,9 +4,18 @@ import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, errors as jo
 /** Turns a bearer token into a principal, or throws an `authentication` MemgateError. */
 export type TokenVerifier = (token: string) => Promise<Principal>;
 
-export type VerifierOptions =
+export type VerifierOptions = (
   | { kind: 'hs256'; secret: string | Uint8Array; issuer?: string; audience?: string }
-  | { kind: 'jwks'; jwksUrl: string; issuer?: string; audience?: string; getKey?: JWTVerifyGetKey };
+  | { kind: 'jwks'; jwksUrl: string; issuer?: string; audience?: string; getKey?: JWTVerifyGetKey }
+) & {
+  /** Milliseconds since the epoch (tests move it); the token's `exp` and `nbf` are judged against it. */
+  now?: () => number;
+};
+
+/** Verified tokens remembered, so a client's repeated token is not verified again on every request. */
+const VERIFIED_CACHE_SIZE = 1_000;
+/** How long a verified token without `exp` is remembered. */
+const VERIFIED_NO_EXP_MS = 60_000;
 
 const USER_ID = /^[A-Za-z0-9._@:-]{1,128}$/;
 
@@ -44,7 +53,9 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
     options.kind === 'hs256'
       ? crypto.subtle.importKey(
           'raw',
-          typeof options.secret === 'string' ? new TextEncoder().encode(options.secret) : new Uint8Array(options.secret),
+          typeof options.secret === 'string'
+            ? new TextEncoder().encode(options.secret)
+            : new Uint8Array(options.secret),
           { name: 'HMAC', hash: 'SHA-256' },
           false,
           ['verify'],
@@ -56,20 +67,45 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
     ...(options.issuer ? { issuer: options.issuer } : {}),
     ...(options.audience ? { audience: options.audience } : {}),
   };
-  return async function verifyToken(token: string): Promise<Principal> {
+  const now = options.now ?? Date.now;
+  /**
+   * Token (signature included, so a forged variant never matches) → its principal and until when it holds. Only
+   * successful verifications are kept, at most until the token's `exp`; the oldest entry goes when the cache is full.
+   */
+  const verified = new Map<string, { principal: Principal; until: number }>();
+
+  async function verify(token: string, at: number): Promise<{ principal: Principal; until: number }> {
     let payload: JWTPayload;
+    const checks = { ...claims, currentDate: new Date(at) };
     try {
       // jose's overloads differ only in the key's type; both branches verify the same claims.
       payload =
         key instanceof Promise
-          ? (await jwtVerify(token, await key, claims)).payload
-          : (await jwtVerify(token, key, claims)).payload;
+          ? (await jwtVerify(token, await key, checks)).payload
+          : (await jwtVerify(token, key, checks)).payload;
     } catch (error) {
       throw new MemgateError('authentication', 'invalid_token', describe(error));
     }
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
       throw new MemgateError('authentication', 'invalid_token', "token has no 'sub' claim");
     }
-    return { userId: payload.sub, orgs: organizationsOf(payload), scopes: scopesOf(payload) };
+    return {
+      principal: { userId: payload.sub, orgs: organizationsOf(payload), scopes: scopesOf(payload) },
+      until: typeof payload.exp === 'number' ? payload.exp * 1000 : at + VERIFIED_NO_EXP_MS,
+    };
+  }
+
+  return async function verifyToken(token: string): Promise<Principal> {
+    const at = now();
+    let entry = verified.get(token);
+    if (entry === undefined || at >= entry.until) {
+      verified.delete(token);
+      entry = await verify(token, at);
+      if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+      verified.set(token, entry);
+    }
+    // A copy: the caller may not change what the next request with this token gets.
+    const { principal } = entry;
+    return { userId: principal.userId, orgs: [...principal.orgs], scopes: new Set(principal.scopes) };
   };
 }

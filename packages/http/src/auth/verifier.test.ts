@@ -1,0 +1,51 @@
+import { SignJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { TEST_SECRET } from '../../../../test/support/tokens.ts';
+import { createTokenVerifier } from './verifier.ts';
+
+const secret = new TextEncoder().encode(TEST_SECRET);
+const START = Date.UTC(2026, 0, 1);
+
+function sign(claims: { exp?: number; scope?: string }, key: Uint8Array = secret): Promise<string> {
+  const jwt = new SignJWT({ scope: claims.scope ?? 'context:read' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('alice')
+    .setIssuedAt(START / 1000);
+  if (claims.exp !== undefined) jwt.setExpirationTime(claims.exp);
+  return jwt.sign(key);
+}
+
+describe('token verifier: remembering verified tokens', () => {
+  it('keeps accepting a verified token only until its exp, then refuses it as expired', async () => {
+    let now = START;
+    const verify = createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET, now: () => now });
+    const token = await sign({ exp: START / 1000 + 60 });
+    await expect(verify(token)).resolves.toMatchObject({ userId: 'alice' });
+    now = START + 59_000;
+    await expect(verify(token)).resolves.toMatchObject({ userId: 'alice' });
+    now = START + 60_000;
+    await expect(verify(token)).rejects.toMatchObject({ kind: 'authentication', message: 'token has expired' });
+  });
+
+  it('refuses a forged variant of a token it has already accepted', async () => {
+    const verify = createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET, now: () => START });
+    const genuine = await sign({ exp: START / 1000 + 3600 });
+    await verify(genuine);
+    const forged = await sign({ exp: START / 1000 + 3600, scope: 'context:admin' }, new Uint8Array(32));
+    await expect(verify(forged)).rejects.toMatchObject({ message: 'token signature is not valid' });
+    const [header, , signature] = genuine.split('.');
+    const payload = Buffer.from(JSON.stringify({ sub: 'mallory', scope: 'context:admin' })).toString('base64url');
+    await expect(verify(`${header}.${payload}.${signature}`)).rejects.toMatchObject({ kind: 'authentication' });
+  });
+
+  it('gives every request its own principal: changing one does not change the next', async () => {
+    const verify = createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET, now: () => START });
+    const token = await sign({ exp: START / 1000 + 3600 });
+    const first = await verify(token);
+    first.scopes.add('context:admin');
+    first.orgs.push('acme');
+    const second = await verify(token);
+    expect([...second.scopes]).toEqual(['context:read']);
+    expect(second.orgs).toEqual([]);
+  });
+});
