@@ -42,8 +42,9 @@ describe('token verifier: remembering verified tokens', () => {
     const verify = createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET, now: () => START });
     const token = await sign({ exp: START / 1000 + 3600 });
     const first = await verify(token);
-    first.scopes.add('context:admin');
-    first.orgs.push('acme');
+    // The types say read-only; code that casts that away still cannot reach the next request's principal.
+    (first.scopes as Set<string>).add('context:admin');
+    (first.orgs as string[]).push('acme');
     const second = await verify(token);
     expect([...second.scopes]).toEqual(['context:read']);
     expect(second.orgs).toEqual([]);
