@@ -54,6 +54,11 @@ export async function startLocalServer(
     const server = await new Promise<Server>((ready) => {
       const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '127.0.0.1' }, () => ready(s as Server));
     });
+    // Idle keep-alive connections are closed after 65 s rather than Node's 5 s: a client that reuses a connection at
+    // the moment the server drops it sees "other side closed", and clients (undici, the OpenAI SDK) keep theirs a
+    // few seconds, so a short server timeout makes that race likely on a busy machine.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     return {
