@@ -70,6 +70,29 @@ export function contextRepositoryConformance(
       expect(await repository.get('missing')).toBeUndefined();
     });
 
+    it('reads the fields search needs, current as of the last transition; missing ids are absent', async () => {
+      const repository = await factory();
+      const document = recordFor({ kind: 'document', text: '', status: 'pending', children_context_nodes: ['c'] });
+      const chunk = recordFor({ document_id: document._id, text: 'the chunk', source: 'wiki' });
+      await repository.putMany([document, chunk]);
+      await repository.transition([document._id], ['pending'], 'indexed');
+      const read = await repository.getForSearch([chunk._id, 'missing', document._id]);
+      const byId = new Map(read.map((record) => [record._id, record]));
+      expect(read).toHaveLength(2);
+      expect(byId.get(chunk._id)).toEqual({
+        _id: chunk._id,
+        kind: 'chunk',
+        status: 'indexed',
+        tenant: chunk.tenant,
+        document_id: document._id,
+        children_context_nodes: [],
+        text: 'the chunk',
+        source: 'wiki',
+        metadata: { file_name: 'f.txt' },
+      });
+      expect(byId.get(document._id)).toMatchObject({ status: 'indexed', children_context_nodes: ['c'] });
+    });
+
     it('writes and reads more than one batch (25 writes, 100 reads)', async () => {
       const repository = await factory();
       const records = Array.from({ length: 230 }, () => recordFor());

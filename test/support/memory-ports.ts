@@ -33,6 +33,16 @@ export function createMemoryRepository(clock: { now(): Date }) {
       await turn();
       return ids.flatMap((id) => (rows.has(id) ? [structuredClone(rows.get(id) as ContextRecord)] : []));
     },
+    async getForSearch(ids) {
+      await turn();
+      return ids.flatMap((id) => {
+        const row = rows.get(id);
+        if (!row) return [];
+        const { _id, kind, status, tenant, document_id, children_context_nodes, text, source } = structuredClone(row);
+        const fields = { _id, kind, status, tenant, document_id, children_context_nodes, text, source };
+        return [{ ...fields, metadata: { file_name: row.metadata.file_name } }];
+      });
+    },
     async get(id) {
       await turn();
       return rows.has(id) ? structuredClone(rows.get(id)) : undefined;

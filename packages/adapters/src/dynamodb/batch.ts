@@ -54,12 +54,15 @@ export async function batchWrite(
   });
 }
 
-/** Strongly consistent reads in groups of 100, retrying `UnprocessedKeys` with backoff. Missing keys are absent. */
+/** Reads in groups of 100 (options apply to each), retrying `UnprocessedKeys` with backoff. Missing keys are absent. */
 export async function batchGet(
   client: DynamoDBDocumentClient,
   table: string,
   keys: readonly Key[],
-  options: Pick<NonNullable<BatchGetCommandInput['RequestItems']>[string], 'ConsistentRead'> = {},
+  options: Pick<
+    NonNullable<BatchGetCommandInput['RequestItems']>[string],
+    'ConsistentRead' | 'ProjectionExpression' | 'ExpressionAttributeNames'
+  > = {},
 ): Promise<Record<string, unknown>[]> {
   const found: Record<string, unknown>[] = [];
   await inParallel(groupsOf(keys, READ_BATCH), async function readGroup(group) {

@@ -20,6 +20,9 @@ export function createDocumentClient({ endpoint, region }: DynamoOptions = {}): 
       : {}),
     maxAttempts: 5,
   });
+  // The SDK's logger middleware builds a redacted copy of every input and output (a walk of each item read) to hand
+  // to its logger, even the default no-op one; we never give it a logger, so that copy is pure cost.
+  client.middlewareStack.remove('loggerMiddleware');
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

@@ -1,4 +1,4 @@
-import type { ContextRecord, RecordStatus, TenantKey } from '@memgate/core';
+import type { ContextRecord, RecordStatus, SearchRecord, TenantKey } from '@memgate/core';
 import { TABLE_KEYS } from './table.ts';
 
 const { indexes } = TABLE_KEYS;
@@ -43,6 +43,30 @@ export function toItem(record: ContextRecord): Record<string, unknown> {
     ...unsettledAttributes(record.status, record.updatedAt, record._id),
   };
 }
+
+/**
+ * The attributes of SearchRecord as a projection. A chunk hit needs its text, source and file name besides what
+ * visibility reads; its other fields (the metadata map, policies, telemetry, the index keys) are most of the item.
+ * Every name goes through a placeholder: several (`status`, `source`, `text`) are DynamoDB reserved words.
+ */
+export const SEARCH_PROJECTION = {
+  ProjectionExpression: '#id, #kind, #status, #tenant, #document, #children, #text, #source, #metadata.#fileName',
+  ExpressionAttributeNames: {
+    '#id': '_id',
+    '#kind': 'kind',
+    '#status': 'status',
+    '#tenant': 'tenant',
+    '#document': 'document_id',
+    '#children': 'children_context_nodes',
+    '#text': 'text',
+    '#source': 'source',
+    '#metadata': 'metadata',
+    '#fileName': 'file_name',
+  },
+} as const satisfies {
+  ProjectionExpression: string;
+  ExpressionAttributeNames: Record<string, keyof SearchRecord | 'file_name'>;
+};
 
 const KEY_ATTRIBUTES = new Set<string>([
   TABLE_KEYS.partition,

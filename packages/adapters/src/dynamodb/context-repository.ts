@@ -22,12 +22,13 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus } from '@memgate/core';
+import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus, SearchRecord } from '@memgate/core';
 import { batchGet, batchWrite, decodeCursor, encodeCursor } from './batch.ts';
 import {
   fromItem,
   ownerPartition,
   recordKey,
+  SEARCH_PROJECTION,
   tenantPartition,
   toItem,
   UNSETTLED_PARTITION,
@@ -152,6 +153,17 @@ export function createDynamoContextRepository({
     async get(id) {
       const [record] = await getMany([id]);
       return record;
+    },
+
+    async getForSearch(ids) {
+      const unique = [...new Set(ids)];
+      if (unique.length === 0) return [];
+      // Still strongly consistent: a record hidden a moment ago (delete, re-add) must not be shown (DESIGN.md 3).
+      const items = await batchGet(client, tableName, unique.map(recordKey), {
+        ConsistentRead: true,
+        ...SEARCH_PROJECTION,
+      });
+      return items as unknown as SearchRecord[];
     },
 
     async transition(ids, from, to) {

@@ -1,5 +1,5 @@
 import type { TenantKey } from '../auth/index.ts';
-import type { ContextRecord, Page, RecordStatus } from './record.ts';
+import type { ContextRecord, Page, RecordMetadata, RecordStatus } from './record.ts';
 
 /** Turns text into vectors. Implementations: lexical (local), OpenAI-compatible, Pinecone inference. */
 export interface Embedder {
@@ -52,6 +52,12 @@ export interface VectorIndex {
   listNamespaces(): Promise<TenantKey[]>;
 }
 
+/** What search reads of a hit's chunk and of its document: enough to decide visibility and to build the result. */
+export type SearchRecord = Pick<
+  ContextRecord,
+  '_id' | 'kind' | 'status' | 'tenant' | 'document_id' | 'children_context_nodes' | 'text' | 'source'
+> & { metadata: Pick<RecordMetadata, 'file_name'> };
+
 /** Where context records live (DynamoDB in every runtime). */
 export interface ContextRepository {
   /** Writes (creates or replaces) records in batches; unprocessed items are retried. */
@@ -59,6 +65,11 @@ export interface ContextRepository {
   /** Strongly consistent batch read; missing ids are simply absent from the result. */
   getMany(ids: readonly string[]): Promise<ContextRecord[]>;
   get(id: string): Promise<ContextRecord | undefined>;
+  /**
+   * `getMany` narrowed to the fields of SearchRecord, as strongly consistent: search reads only what it shows and
+   * what decides visibility (the rest of a record is most of its bytes).
+   */
+  getForSearch(ids: readonly string[]): Promise<SearchRecord[]>;
   /**
    * Moves records to `status` (and `indexed` to match) only where their current status is one of `from`;
    * returns the ids that moved. Used for pending→indexed and indexed→deleting without racing a concurrent writer.

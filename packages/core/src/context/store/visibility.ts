@@ -1,25 +1,30 @@
-import type { ContextRepository } from '../ports.ts';
+import type { ContextRepository, SearchRecord } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
+
+type VisibilityFields = Pick<ContextRecord, '_id' | 'status' | 'children_context_nodes'>;
 
 /**
  * A chunk is visible when it and its document are both `indexed` and the document still lists it. The document's
  * status gates its chunks, so an add writes each chunk row once and a delete hides a whole document with one write.
  */
-export function isVisibleChunk(chunk: ContextRecord, document: ContextRecord | undefined): boolean {
+export function isVisibleChunk(chunk: VisibilityFields, document: VisibilityFields | undefined): boolean {
   return (
     chunk.status === 'indexed' && document?.status === 'indexed' && document.children_context_nodes.includes(chunk._id)
   );
 }
 
-/** Reads the chunks behind vector hits and their documents in one batch; returns the visible chunks by id. */
+/**
+ * Reads the chunks behind vector hits and their documents in one batch, only the fields search needs; returns the
+ * visible chunks by id.
+ */
 export async function visibleChunks(
   repository: ContextRepository,
   hits: readonly { id: string; metadata: { documentId: string } }[],
-): Promise<Map<string, ContextRecord>> {
+): Promise<Map<string, SearchRecord>> {
   const ids = new Set<string>();
   for (const hit of hits) ids.add(hit.id).add(hit.metadata.documentId);
-  const records = new Map((await repository.getMany([...ids])).map((record) => [record._id, record]));
-  const visible = new Map<string, ContextRecord>();
+  const records = new Map((await repository.getForSearch([...ids])).map((record) => [record._id, record]));
+  const visible = new Map<string, SearchRecord>();
   for (const hit of hits) {
     const chunk = records.get(hit.id);
     if (chunk?.kind === 'chunk' && isVisibleChunk(chunk, records.get(chunk.document_id))) visible.set(chunk._id, chunk);
