@@ -40,3 +40,45 @@ describe('createRetryingFetch', () => {
     await expect(createRetryingFetch({ ...options, attempts: 2, fetch })('http://x/')).rejects.toThrow('fetch failed');
   });
 });
+
+/** A fetch whose first `hangs` calls never answer (they end only when their signal aborts), then 200s. */
+function hanging(hangs: number) {
+  let calls = 0;
+  const fetch: FetchLike = (_input, init) => {
+    calls += 1;
+    if (calls > hangs) return Promise.resolve(new Response('{}', { status: 200 }));
+    return new Promise((_resolve, reject) => {
+      init?.signal?.addEventListener('abort', () => reject(init.signal?.reason), { once: true });
+    });
+  };
+  return { fetch, calls: () => calls };
+}
+
+describe('createRetryingFetch deadlines', () => {
+  it('gives up on an attempt the server leaves hanging and retries it', async () => {
+    const { fetch, calls } = hanging(1);
+    const response = await createRetryingFetch({ ...options, attemptTimeoutMs: 30, fetch })('http://x/');
+    expect(response.status).toBe(200);
+    expect(calls()).toBe(2);
+  });
+
+  it('ends the whole call by its deadline when every attempt hangs', async () => {
+    const { fetch, calls } = hanging(Number.POSITIVE_INFINITY);
+    const started = Date.now();
+    const call = createRetryingFetch({ ...options, attempts: 100, attemptTimeoutMs: 40, totalTimeoutMs: 150, fetch });
+    await expect(call('http://x/')).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(calls()).toBeLessThan(10);
+  });
+
+  it("stops at once, without a retry, when the caller's own signal aborts", async () => {
+    const { fetch, calls } = hanging(Number.POSITIVE_INFINITY);
+    const caller = new AbortController();
+    const pending = createRetryingFetch({ ...options, attemptTimeoutMs: 5_000, fetch })('http://x/', {
+      signal: caller.signal,
+    });
+    caller.abort(new Error('client went away'));
+    await expect(pending).rejects.toThrow('client went away');
+    expect(calls()).toBe(1);
+  });
+});

@@ -6,37 +6,52 @@ export interface RetryOptions {
   attempts?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** One attempt's deadline: a server that leaves a request hanging is given up on (and retried) after this. */
+  attemptTimeoutMs?: number;
+  /** The whole call's, retries and pauses included: no attempt outlives it (under API Gateway's 29 s). */
+  totalTimeoutMs?: number;
   fetch?: FetchLike;
 }
 
 const RETRYABLE = (status: number) => status === 429 || status >= 500;
 
 /**
- * Wraps fetch so 429 and 5xx responses (and dropped connections) are retried with exponential backoff and full
- * jitter, honouring `Retry-After` when the server sends one, for a bounded number of attempts. The last response
- * (or error) is returned as-is, so the caller's own error mapping still applies. Bodies must be replayable
- * (strings or buffers), which JSON APIs' are.
+ * Wraps fetch so 429 and 5xx responses (and dropped or hanging connections) are retried with exponential backoff and
+ * full jitter, honouring `Retry-After` when the server sends one, for a bounded number of attempts and a bounded
+ * time: each attempt has its own deadline, and none starts or runs past the call's. The last response (or error) is
+ * returned as-is, so the caller's own error mapping still applies. Bodies must be replayable (strings or buffers),
+ * which JSON APIs' are. The caller's own signal still aborts at once, without a retry.
  */
 export function createRetryingFetch({
   attempts = 5,
   baseDelayMs = 250,
   maxDelayMs = 8_000,
+  attemptTimeoutMs = 10_000,
+  totalTimeoutMs = 25_000,
   fetch: baseFetch = globalThis.fetch,
 }: RetryOptions = {}): FetchLike {
   return async function retryingFetch(input, init) {
+    const started = Date.now();
+    const left = () => totalTimeoutMs - (Date.now() - started);
     for (let attempt = 1; ; attempt++) {
+      const deadline = AbortSignal.timeout(Math.max(1, Math.min(attemptTimeoutMs, left())));
+      const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
       let response: Response;
       try {
-        response = await baseFetch(input, init);
+        response = await baseFetch(input, { ...init, signal });
       } catch (error) {
-        if (attempt >= attempts || init?.signal?.aborted) throw error;
-        await pause(backoff(attempt, baseDelayMs, maxDelayMs));
+        if (init?.signal?.aborted) throw error;
+        const delay = backoff(attempt, baseDelayMs, maxDelayMs);
+        if (attempt >= attempts || delay >= left()) throw error;
+        await pause(delay);
         continue;
       }
       if (!RETRYABLE(response.status) || attempt >= attempts) return response;
       const retryAfter = retryAfterMs(response.headers.get('retry-after'));
+      const delay = Math.min(maxDelayMs, retryAfter ?? backoff(attempt, baseDelayMs, maxDelayMs));
+      if (delay >= left()) return response;
       await response.body?.cancel().catch(() => undefined); // free the connection before waiting
-      await pause(Math.min(maxDelayMs, retryAfter ?? backoff(attempt, baseDelayMs, maxDelayMs)));
+      await pause(delay);
     }
   };
 }
