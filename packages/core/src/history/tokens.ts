@@ -13,10 +13,44 @@ export function messageText(message: ChatMessage): string {
   return `${content}\n${message.tool_calls.map((call) => `${call.function.name}(${call.function.arguments})`).join('\n')}`;
 }
 
-/** Tokens of a text with the o200k/cl100k-family BPE (gpt-tokenizer's default encoding). */
-export function countTokens(text: string): number {
-  return text === '' ? 0 : countTextTokens(text);
+/**
+ * A token counter that remembers the counts of texts it has seen, least recently used first out once the texts it
+ * keeps add up to `maxChars` characters: a conversation resends its whole history every turn, and counting is the
+ * costliest step of history filtering (~0.5 ms for 20 messages of 240 words).
+ */
+export function createTokenCounter({
+  count = countTextTokens,
+  maxChars = 4_000_000,
+}: {
+  count?: (text: string) => number;
+  maxChars?: number;
+} = {}): (text: string) => number {
+  const counted = new Map<string, number>();
+  let chars = 0;
+  return function countTokens(text: string): number {
+    if (text === '') return 0;
+    const known = counted.get(text);
+    if (known !== undefined) {
+      counted.delete(text); // re-insert: Map order is the LRU order
+      counted.set(text, known);
+      return known;
+    }
+    const tokens = count(text);
+    if (text.length <= maxChars) {
+      counted.set(text, tokens);
+      chars += text.length;
+      while (chars > maxChars) {
+        const oldest = counted.keys().next().value as string;
+        counted.delete(oldest);
+        chars -= oldest.length;
+      }
+    }
+    return tokens;
+  };
 }
+
+/** Tokens of a text with the o200k BPE (gpt-tokenizer's default encoding); counts of repeated texts are kept. */
+export const countTokens: (text: string) => number = createTokenCounter();
 
 /** Tokens of one chat message: its text plus the per-message framing OpenAI counts (about 4 tokens). */
 export function countMessageTokens(message: ChatMessage): number {
