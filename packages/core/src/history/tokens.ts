@@ -50,7 +50,7 @@ export function createTokenCounter({
 }
 
 /** Tokens of a text with the o200k BPE (gpt-tokenizer's default encoding); counts of repeated texts are kept. */
-export const countTokens: (text: string) => number = createTokenCounter();
+export const countTokens: (text: string) => number = /* @__PURE__ */ createTokenCounter();
 
 /** Tokens of one chat message: its text plus the per-message framing OpenAI counts (about 4 tokens). */
 export function countMessageTokens(message: ChatMessage): number {
