@@ -109,6 +109,29 @@ describe('npm start (the local server as a child process)', () => {
     expect(results[0]?.contextData).toContain('Falcon rocket');
   });
 
+  it('refuses `npm run cleanup` on the DATA_DIR it is serving, in one clear line, and keeps serving', () => {
+    const { DYNAMODB_ENDPOINT: _ignored, ...env } = process.env;
+    let failure: { status?: number; stderr?: string } = {};
+    try {
+      execFileSync(process.execPath, ['--import', 'tsx', 'packages/local/src/cleanup-cli.ts'], {
+        cwd: root,
+        env: { ...env, DATA_DIR: dataDir },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      failure = error as { status?: number; stderr?: string };
+    }
+    expect(failure.status).toBe(1);
+    expect(failure.stderr?.trim()).toMatch(
+      new RegExp(`^cleanup failed: DATA_DIR \\S+ is in use by process ${server.pid} \\(another`),
+    );
+  }, 30_000);
+
+  it('serves on after the refused cleanup', async () => {
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+  });
+
   it('stops on SIGTERM and leaves no java process behind', async () => {
     const java = childPids(server.pid as number);
     expect(java.length).toBeGreaterThan(0);

@@ -2,13 +2,14 @@ import { createDocumentClient, ensureTable, loadConfig } from '@memgate/adapters
 import { createCleanupServices } from '@memgate/adapters/services/cleanup';
 import { systemClock } from '@memgate/core';
 import { createJsonLogger } from '@memgate/http';
+import { lockDataDir } from './data-dir-lock.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
 import { createLocalVectorIndex } from './vector-index/index.ts';
 
 /**
  * `npm run cleanup [-- --max-seconds N]`: one cleanup run on the local data (DESIGN.md section 6). It opens
- * DATA_DIR's DynamoDB Local and vector index itself, so run it while `npm start` is stopped (or point
- * DYNAMODB_ENDPOINT at a running DynamoDB). Prints the counts as JSON.
+ * DATA_DIR's DynamoDB Local and vector index itself, so run it while `npm start` is stopped: it refuses a DATA_DIR
+ * another live process holds. Prints the counts as JSON.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -17,9 +18,15 @@ async function main(): Promise<void> {
   const maxSeconds = flag > 0 ? Number(process.argv[flag + 1]) : 300;
   if (!Number.isFinite(maxSeconds) || maxSeconds <= 0) throw new Error('--max-seconds needs a positive number');
 
-  const dynamo: DynamoLocal | undefined = config.DYNAMODB_ENDPOINT
-    ? undefined
-    : await startDynamoLocal({ dataDir: config.DATA_DIR });
+  // Refused while `npm start` holds the same DATA_DIR: one writer at a time (data-dir-lock.ts).
+  const lock = lockDataDir(config.DATA_DIR);
+  let dynamo: DynamoLocal | undefined;
+  try {
+    dynamo = config.DYNAMODB_ENDPOINT ? undefined : await startDynamoLocal({ dataDir: config.DATA_DIR });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const documentClient = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT ?? dynamo?.endpoint });
   const vectorIndex = await createLocalVectorIndex({ dir: `${config.DATA_DIR}/vectors` });
   try {
@@ -38,6 +45,7 @@ async function main(): Promise<void> {
     await vectorIndex.close();
     documentClient.destroy();
     await dynamo?.stop();
+    lock.release();
   }
 }
 

@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { type Config, createDocumentClient, createServices, ensureTable } from '@memgate/adapters';
 import { systemClock } from '@memgate/core';
 import { type AppDeps, createApp, createJsonLogger, createTokenVerifier, type Logger } from '@memgate/http';
+import { lockDataDir } from './data-dir-lock.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
 import { localJwtSecret } from './secret.ts';
 import { createLocalVectorIndex } from './vector-index/index.ts';
@@ -34,9 +35,14 @@ export async function startLocalServer(
   config: Config,
   logger: Logger = createJsonLogger({ level: config.LOG_LEVEL }),
 ): Promise<RunningServer> {
-  const dynamo: DynamoLocal | undefined = config.DYNAMODB_ENDPOINT
-    ? undefined
-    : await startDynamoLocal({ dataDir: config.DATA_DIR });
+  const lock = lockDataDir(config.DATA_DIR);
+  let dynamo: DynamoLocal | undefined;
+  try {
+    dynamo = config.DYNAMODB_ENDPOINT ? undefined : await startDynamoLocal({ dataDir: config.DATA_DIR });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const endpoint = config.DYNAMODB_ENDPOINT ?? (dynamo as DynamoLocal).endpoint;
   const documentClient = createDocumentClient({ endpoint });
   try {
@@ -65,16 +71,21 @@ export async function startLocalServer(
       url: `http://127.0.0.1:${port}`,
       dynamoEndpoint: endpoint,
       async stop() {
-        await new Promise<void>((done) => server.close(() => done()));
-        server.closeAllConnections?.();
-        await vectorIndex.close();
-        documentClient.destroy();
-        await dynamo?.stop();
+        try {
+          await new Promise<void>((done) => server.close(() => done()));
+          server.closeAllConnections?.();
+          await vectorIndex.close();
+          documentClient.destroy();
+          await dynamo?.stop();
+        } finally {
+          lock.release();
+        }
       },
     };
   } catch (error) {
     documentClient.destroy();
     await dynamo?.stop();
+    lock.release();
     throw error;
   }
 }
