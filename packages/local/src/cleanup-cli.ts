@@ -2,8 +2,8 @@ import { createDocumentClient, ensureTable, loadConfig } from '@memgate/adapters
 import { createCleanupServices } from '@memgate/adapters/services/cleanup';
 import { systemClock } from '@memgate/core';
 import { createJsonLogger } from '@memgate/http';
-import { lockDataDir } from './data-dir-lock.ts';
-import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
+import { startUnderLock } from './data-dir-lock.ts';
+import { startDynamoLocal } from './dynamo-local.ts';
 import { createLocalVectorIndex } from './vector-index/index.ts';
 
 /**
@@ -19,14 +19,10 @@ async function main(): Promise<void> {
   if (!Number.isFinite(maxSeconds) || maxSeconds <= 0) throw new Error('--max-seconds needs a positive number');
 
   // Refused while `npm start` holds the same DATA_DIR: one writer at a time (data-dir-lock.ts).
-  const lock = lockDataDir(config.DATA_DIR);
-  let dynamo: DynamoLocal | undefined;
-  try {
-    dynamo = config.DYNAMODB_ENDPOINT ? undefined : await startDynamoLocal({ dataDir: config.DATA_DIR });
-  } catch (error) {
-    lock.release();
-    throw error;
-  }
+  // Refused while `npm start` holds the same DATA_DIR: one writer at a time (data-dir-lock.ts).
+  const { lock, started: dynamo } = await startUnderLock(config.DATA_DIR, async () =>
+    config.DYNAMODB_ENDPOINT ? undefined : startDynamoLocal({ dataDir: config.DATA_DIR }),
+  );
   const documentClient = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT ?? dynamo?.endpoint });
   const vectorIndex = await createLocalVectorIndex({ dir: `${config.DATA_DIR}/vectors` });
   try {

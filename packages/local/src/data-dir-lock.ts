@@ -72,3 +72,17 @@ export function lockDataDir(dataDir: string): { release(): void } {
     },
   };
 }
+
+/** Takes DATA_DIR, then starts what works in it (DynamoDB Local...); a failed start releases the lock again. */
+export async function startUnderLock<T>(
+  dataDir: string,
+  start: () => Promise<T>,
+): Promise<{ lock: { release(): void }; started: T }> {
+  const lock = lockDataDir(dataDir);
+  try {
+    return { lock, started: await start() };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}

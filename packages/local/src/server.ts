@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { type Config, createDocumentClient, createServices, ensureTable } from '@memgate/adapters';
 import { systemClock } from '@memgate/core';
 import { type AppDeps, createApp, createJsonLogger, createTokenVerifier, type Logger } from '@memgate/http';
-import { lockDataDir } from './data-dir-lock.ts';
+import { startUnderLock } from './data-dir-lock.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
 import { localJwtSecret } from './secret.ts';
 import { createLocalVectorIndex } from './vector-index/index.ts';
@@ -35,14 +35,9 @@ export async function startLocalServer(
   config: Config,
   logger: Logger = createJsonLogger({ level: config.LOG_LEVEL }),
 ): Promise<RunningServer> {
-  const lock = lockDataDir(config.DATA_DIR);
-  let dynamo: DynamoLocal | undefined;
-  try {
-    dynamo = config.DYNAMODB_ENDPOINT ? undefined : await startDynamoLocal({ dataDir: config.DATA_DIR });
-  } catch (error) {
-    lock.release();
-    throw error;
-  }
+  const { lock, started: dynamo } = await startUnderLock(config.DATA_DIR, async () =>
+    config.DYNAMODB_ENDPOINT ? undefined : startDynamoLocal({ dataDir: config.DATA_DIR }),
+  );
   const endpoint = config.DYNAMODB_ENDPOINT ?? (dynamo as DynamoLocal).endpoint;
   const documentClient = createDocumentClient({ endpoint });
   try {
