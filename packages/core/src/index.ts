@@ -1,4 +1,5 @@
 export * from './auth/index.ts';
+export { createLru, type Lru } from './cache/lru.ts';
 export * from './chat/index.ts';
 export * from './cleanup/index.ts';
 export type { Clock } from './clock.ts';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createLru } from '../cache/lru.ts';
 import type { Embedder } from '../context/ports.ts';
 
 /** An Embedder that remembers vectors of texts it has seen (LRU by content hash): chat history repeats every turn. */
@@ -9,7 +10,7 @@ export function createCachedEmbedder({
   embedder: Embedder;
   maxEntries?: number;
 }): Embedder {
-  const cache = new Map<string, Float32Array>();
+  const cache = createLru<string, Float32Array>({ maxWeight: maxEntries });
   const keyOf = (text: string, purpose: string) =>
     `${purpose}:${createHash('sha256').update(text).digest('base64url')}`;
 
@@ -21,10 +22,7 @@ export function createCachedEmbedder({
       const missing: number[] = [];
       const out: (Float32Array | undefined)[] = keys.map((key, index) => {
         const hit = cache.get(key);
-        if (hit) {
-          cache.delete(key); // re-insert: Map order is the LRU order
-          cache.set(key, hit);
-        } else missing.push(index);
+        if (!hit) missing.push(index);
         return hit;
       });
       if (missing.length > 0) {
@@ -36,7 +34,6 @@ export function createCachedEmbedder({
           const vector = fresh[position] as Float32Array;
           out[index] = vector;
           cache.set(keys[index] as string, vector);
-          if (cache.size > maxEntries) cache.delete(cache.keys().next().value as string);
         });
       }
       return out as Float32Array[];

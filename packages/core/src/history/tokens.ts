@@ -1,4 +1,5 @@
 import { countTokens as countTextTokens } from 'gpt-tokenizer';
+import { createLru } from '../cache/lru.ts';
 import type { ChatMessage } from '../model/index.ts';
 
 /** Text of a message as a model sees it (content plus tool-call arguments). */
@@ -25,26 +26,13 @@ export function createTokenCounter({
   count?: (text: string) => number;
   maxChars?: number;
 } = {}): (text: string) => number {
-  const counted = new Map<string, number>();
-  let chars = 0;
+  const counted = createLru<string, number>({ maxWeight: maxChars, weigh: (text) => text.length });
   return function countTokens(text: string): number {
     if (text === '') return 0;
     const known = counted.get(text);
-    if (known !== undefined) {
-      counted.delete(text); // re-insert: Map order is the LRU order
-      counted.set(text, known);
-      return known;
-    }
+    if (known !== undefined) return known;
     const tokens = count(text);
-    if (text.length <= maxChars) {
-      counted.set(text, tokens);
-      chars += text.length;
-      while (chars > maxChars) {
-        const oldest = counted.keys().next().value as string;
-        counted.delete(oldest);
-        chars -= oldest.length;
-      }
-    }
+    counted.set(text, tokens);
     return tokens;
   };
 }

@@ -1,4 +1,4 @@
-import { MemgateError, type Principal } from '@memgate/core';
+import { createLru, MemgateError, type Principal } from '@memgate/core';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
 
 /** Turns a bearer token into a principal, or throws an `authentication` MemgateError. */
@@ -70,9 +70,9 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
   const now = options.now ?? Date.now;
   /**
    * Token (signature included, so a forged variant never matches) → its principal and until when it holds. Only
-   * successful verifications are kept, at most until the token's `exp`; the oldest entry goes when the cache is full.
+   * successful verifications are kept, at most until the token's `exp`; the least recently used goes when it is full.
    */
-  const verified = new Map<string, { principal: Principal; until: number }>();
+  const verified = createLru<string, { principal: Principal; until: number }>({ maxWeight: VERIFIED_CACHE_SIZE });
 
   async function verify(token: string, at: number): Promise<{ principal: Principal; until: number }> {
     let payload: JWTPayload;
@@ -101,7 +101,6 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
     if (entry === undefined || at >= entry.until) {
       verified.delete(token);
       entry = await verify(token, at);
-      if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
       verified.set(token, entry);
     }
     // A copy: the caller may not change what the next request with this token gets.
