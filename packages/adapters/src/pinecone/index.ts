@@ -1,7 +1,7 @@
 import type { Page, TenantKey, VectorIndex, VectorMatch } from '@memgate/core';
 import { MemgateError } from '@memgate/core';
 import type { Index } from '@pinecone-database/pinecone/dist/data/index.js';
-import { createRetryingFetch, type RetryOptions } from '../http-retry/index.ts';
+import type { RetryOptions } from '../http-retry/index.ts';
 import {
   clampScore,
   fromPineconeMetadata,
@@ -10,6 +10,7 @@ import {
   toPineconeRecord,
   upsertBatches,
 } from './records.ts';
+import { sdkConfiguration } from './sdk.ts';
 
 export interface PineconeVectorIndexOptions {
   apiKey: string;
@@ -51,13 +52,10 @@ export function createPineconeVectorIndex({
   const connect = () =>
     (connecting ??= import('@pinecone-database/pinecone/dist/data/index.js').then(
       ({ Index }) =>
-        // maxRetries 0: the client's own retry knows only 5xx; ours also covers 429 and Retry-After.
-        new Index(host === undefined ? { name: indexName } : { name: indexName, host }, {
-          apiKey,
-          maxRetries: 0,
-          fetchApi: createRetryingFetch(retry),
-          ...(controllerHostUrl ? { controllerHostUrl } : {}),
-        }),
+        new Index(
+          host === undefined ? { name: indexName } : { name: indexName, host },
+          sdkConfiguration({ apiKey, retry, controllerHostUrl }),
+        ),
     ));
 
   async function call<T>(operation: string, run: () => Promise<T>, ifMissing?: { value: T }): Promise<T> {

@@ -1,7 +1,8 @@
 import type { Embedder } from '@memgate/core';
 import { MemgateError } from '@memgate/core';
 import type { Inference } from '@pinecone-database/pinecone/dist/inference/index.js';
-import { createRetryingFetch, type RetryOptions } from '../../http-retry/index.ts';
+import type { RetryOptions } from '../../http-retry/index.ts';
+import { sdkConfiguration } from '../../pinecone/sdk.ts';
 import { inBatches } from '../batches.ts';
 import { normalizeInPlace } from '../normalize.ts';
 
@@ -44,13 +45,7 @@ export function createPineconeInferenceEmbedder({
   // ../../pinecone/index.ts.
   const connect = () =>
     (connecting ??= import('@pinecone-database/pinecone/dist/inference/index.js').then(
-      ({ Inference }) =>
-        new Inference({
-          apiKey,
-          maxRetries: 0,
-          fetchApi: createRetryingFetch(retry),
-          ...(controllerHostUrl ? { controllerHostUrl } : {}),
-        }),
+      ({ Inference }) => new Inference(sdkConfiguration({ apiKey, retry, controllerHostUrl })),
     ));
 
   return {
