@@ -192,9 +192,13 @@ export async function buildFunctions({
   runtimeSdk?: ReadonlySet<string>;
 } = {}): Promise<{ bundles: BundleReport[]; metafile: Metafile }> {
   rmSync(outdir, { recursive: true, force: true });
-  const groups = [names.filter((name) => !runtimeSdk.has(name)), names.filter((name) => runtimeSdk.has(name))];
+  // Two esbuild runs: the functions that bundle the AWS SDK, and those that require the runtime's.
+  const groups = [
+    { group: names.filter((name) => !runtimeSdk.has(name)), sdk: [] },
+    { group: names.filter((name) => runtimeSdk.has(name)), sdk: [sdkFromRuntime] },
+  ];
   const results = await Promise.all(
-    groups.map((group, index) =>
+    groups.map(({ group, sdk }) =>
       group.length === 0
         ? undefined
         : build({
@@ -214,7 +218,7 @@ export async function buildFunctions({
             metafile: true,
             logLevel: 'warning',
             legalComments: 'external',
-            plugins: [zodDiet, slimDependencies, ...(index === 1 ? [sdkFromRuntime] : [])],
+            plugins: [zodDiet, slimDependencies, ...sdk],
           }),
     ),
   );

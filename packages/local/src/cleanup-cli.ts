@@ -19,7 +19,6 @@ async function main(): Promise<void> {
   if (!Number.isFinite(maxSeconds) || maxSeconds <= 0) throw new Error('--max-seconds needs a positive number');
 
   // Refused while `npm start` holds the same DATA_DIR: one writer at a time (data-dir-lock.ts).
-  // Refused while `npm start` holds the same DATA_DIR: one writer at a time (data-dir-lock.ts).
   const { lock, started: dynamo } = await startUnderLock(config.DATA_DIR, async () =>
     config.DYNAMODB_ENDPOINT ? undefined : startDynamoLocal({ dataDir: config.DATA_DIR }),
   );
