@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENIZER_TABLE_FILE } from '../../functions/runtime/tokenizer.ts';
 import {
   budgetViolations,
+  buildErrors,
   FORBIDDEN_INPUTS,
   functionNames,
   MAX_BUNDLE_BYTES,
@@ -133,5 +134,19 @@ describe('Lambda bundles', () => {
         inputs: ['node_modules/usearch/index.js', 'packages/local/src/server.ts'],
       }),
     ).toHaveLength(4);
+  });
+
+  it('reports an oversized bundle without failing the build; local-only code or a missing handler fails it', () => {
+    const oversized = {
+      name: 'x',
+      file: 'x',
+      bytes: MAX_BUNDLE_BYTES + 1,
+      loadedBytes: MAX_BUNDLE_BYTES + 1,
+      exports: ['handler'],
+      inputs: ['packages/core/src/index.ts'],
+    };
+    expect(budgetViolations(oversized)).toHaveLength(1);
+    expect(buildErrors(oversized)).toEqual([]);
+    expect(buildErrors({ ...oversized, exports: [] })).toEqual(['x: does not export handler']);
   });
 });
