@@ -111,6 +111,8 @@ describe('proxy errors (DESIGN.md section 4)', () => {
       stub.url.replace('127.0.0.1', '2130706433'),
       'https://0x7f.1/v1',
       'https://[::1]/v1',
+      // A trailing dot names the same host (DESIGN.md section 4): refused before connecting, not a 502.
+      'https://localhost./v1',
     ]) {
       const res = await post({ model: 'm', messages: userMessages }, { base, server: strict.url });
       expect(res.status).toBe(400);

@@ -12,6 +12,11 @@ const REFUSED_URLS = [
   'https://0177.0.0.1/v1',
   'https://017700000001/v1',
   'https://127.0.0.1./v1',
+  'https://localhost/v1',
+  'https://localhost./v1',
+  'https://LocalHost./v1',
+  'https://api.localhost/v1',
+  'https://localhost../v1',
   'https://0.0.0.0/v1',
   'https://0/v1',
   'https://10.0.0.1/v1',
@@ -67,6 +72,13 @@ describe('target guard: URLs refused before any connection', () => {
     const strict = createTargetGuard({ allowedHosts: ['api.openai.com'] });
     expect(() => strict.checkUrl('https://api.openai.com/v1')).not.toThrow();
     expect(() => strict.checkUrl('https://api.example.com/v1')).toThrow(/PROXY_ALLOWED_HOSTS/);
+  });
+
+  it('treats a trailing dot as the same host, in PROXY_ALLOWED_HOSTS too', () => {
+    const strict = createTargetGuard({ allowedHosts: ['api.openai.com', 'api.example.org.'] });
+    expect(strict.checkUrl('https://api.openai.com./v1').hostname).toBe('api.openai.com');
+    expect(strict.checkUrl('https://api.example.org/v1').hostname).toBe('api.example.org');
+    expect(() => strict.checkUrl('https://api.example.com./v1')).toThrow(/PROXY_ALLOWED_HOSTS/);
   });
 
   it('allows http and loopback only with allowPrivate', () => {

@@ -40,6 +40,20 @@ export function refusedTarget(reason: string): MemgateError {
   return new MemgateError('validation', 'invalid_target', `proxy target is not allowed: ${reason}`);
 }
 
+/**
+ * A host name in the one form every check compares: lower case, without the trailing dot of a fully qualified name
+ * (`localhost.` is `localhost`: DESIGN.md section 4). Undefined for a name with an empty label (`a..`, `.a`).
+ */
+export function canonicalHost(hostname: string): string | undefined {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return host === '' || host.startsWith('.') || host.endsWith('.') || host.includes('..') ? undefined : host;
+}
+
+/** RFC 6761: `localhost` and every name under it are loopback, whatever a resolver says. */
+function isLoopbackName(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost');
+}
+
 const systemLookup: LookupAll = (hostname, callback) =>
   dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => callback(error, addresses ?? []));
 
@@ -51,6 +65,7 @@ export function createTargetGuard({
   connectTimeoutMs = 10_000,
 }: TargetGuardOptions = {}): TargetGuard {
   const connect = buildConnector({ timeout: connectTimeoutMs });
+  const allowed = new Set(allowedHosts.map((host) => canonicalHost(host) ?? host));
 
   function checkUrl(raw: string): URL {
     let url: URL;
@@ -64,10 +79,14 @@ export function createTargetGuard({
       throw refusedTarget('only https targets are accepted');
     }
     if (url.username || url.password) throw refusedTarget('credentials in the base URL are not accepted');
-    const host = url.hostname.toLowerCase().replace(/\.$/, '');
-    if (allowedHosts.length > 0 && !allowedHosts.includes(host)) {
+    const host = canonicalHost(url.hostname);
+    if (host === undefined) throw refusedTarget('the host name has an empty label');
+    // Connect to the canonical name: the checks below and the connector then see the same host.
+    if (url.hostname !== host) url.hostname = host;
+    if (allowed.size > 0 && !allowed.has(host)) {
       throw refusedTarget(`host ${host} is not in PROXY_ALLOWED_HOSTS`);
     }
+    if (!allowPrivate && isLoopbackName(host)) throw refusedTarget(`loopback name ${host}`);
     if (!allowPrivate && isIpLiteral(host)) {
       const refusal = refusalOf(host);
       if (refusal) throw refusedTarget(`${refusal} ${host}`);
@@ -76,7 +95,8 @@ export function createTargetGuard({
   }
 
   const guardedConnect: buildConnector.connector = function guardedConnect(options, callback) {
-    const host = stripBrackets(options.hostname);
+    // A name reaching here was canonicalised by checkUrl; the dot is dropped again for direct users of the dispatcher.
+    const host = stripBrackets(options.hostname).replace(/\.$/, '');
     if (allowPrivate || isIpLiteral(host)) {
       // IP literals never go through DNS, so they are checked here as well as in checkUrl.
       const refusal = allowPrivate ? undefined : refusalOf(host);
