@@ -15,13 +15,6 @@ export function requireScope(principal: Principal, scope: Scope): void {
   if (!principal.scopes.has(scope)) throw forbidden(`this token lacks the '${scope}' scope`);
 }
 
-/** True when the principal may act on records owned by `ownerId` in `organizationId`. */
-export function canActFor(principal: Principal, ownerId: string, organizationId: string | null): boolean {
-  if (ownerId === principal.userId) return organizationId === null || principal.orgs.includes(organizationId);
-  if (!principal.scopes.has('context:admin')) return false;
-  return organizationId !== null && principal.orgs.includes(organizationId);
-}
-
 /**
  * The vector/record partition a record lives in: its organization when it has one, else its owner.
  * Derived by the server only; no request names one.

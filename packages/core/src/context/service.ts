@@ -56,6 +56,8 @@ export interface DeleteInput {
 }
 
 export interface ViewInput {
+  /** Another user's records (their organization records only); needs `context:admin`. */
+  user_id?: string;
   organization_id?: string;
   context_type?: ContextType;
   scope?: ContextScope;

@@ -122,6 +122,8 @@ export const DeleteBody = z
 export type DeleteBody = z.infer<typeof DeleteBody>;
 
 export const ViewQuery = z.object({
+  /** Extension: another user's records in the organizations both share (needs context:admin). */
+  user_id: z.string().min(1).max(128).optional(),
   organization_id: z.string().min(1).max(128).optional(),
   context_type: ContextType.optional(),
   scope: Scope.optional(),

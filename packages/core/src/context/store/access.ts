@@ -1,4 +1,4 @@
-import { canActFor, type Principal, type TenantKey, tenantOf, visibleTenants } from '../../auth/index.ts';
+import { type Principal, type TenantKey, tenantOf, visibleTenants } from '../../auth/index.ts';
 import { forbidden } from '../../errors/index.ts';
 
 /** Throws 403 unless the principal belongs to `organizationId` (when one is named). */
@@ -9,8 +9,19 @@ export function requireMembership(principal: Principal, organizationId: string |
 }
 
 /**
- * Whose records a write (add, delete) acts on. Another user's records need `context:admin` and a shared
- * organization (DESIGN.md section 2); a named organization must be one of the caller's.
+ * The one rule for another user's records (DESIGN.md section 2), whatever the route (add, search, delete, view):
+ * acting on records owned by someone else needs `context:admin`. Where it applies, the admin's reach is then
+ * narrowed to the organizations both share (readScope, the delete's narrowing, resolveOwner).
+ */
+export function requireActingFor(principal: Principal, ownerId: string): void {
+  if (ownerId !== principal.userId && !principal.scopes.has('context:admin')) {
+    throw forbidden(`another user's records (user_id '${ownerId}') need the 'context:admin' scope`, 'not_owner');
+  }
+}
+
+/**
+ * Whose records an add writes: another user's needs `context:admin` and an organization both share (an admin
+ * never writes into another user's personal partition); a named organization must be one of the caller's.
  */
 export function resolveOwner(
   principal: Principal,
@@ -20,13 +31,9 @@ export function resolveOwner(
   const ownerId = userId ?? principal.userId;
   const organization = organizationId ?? null;
   requireMembership(principal, organization);
-  if (ownerId !== principal.userId && !canActFor(principal, ownerId, organization)) {
-    throw forbidden(
-      principal.scopes.has('context:admin')
-        ? `acting for user_id '${ownerId}' needs an organization_id you share`
-        : `acting for another user_id needs the 'context:admin' scope`,
-      'not_owner',
-    );
+  requireActingFor(principal, ownerId);
+  if (ownerId !== principal.userId && organization === null) {
+    throw forbidden(`writing for user_id '${ownerId}' needs an organization_id you share`, 'not_owner');
   }
   return { ownerId, organizationId: organization };
 }
@@ -48,8 +55,6 @@ export function readScope(
   requireMembership(principal, organizationId);
   const tenants = organizationId != null ? [tenantOf(principal.userId, organizationId)] : visibleTenants(principal);
   if (userId == null || userId === principal.userId) return { tenants };
-  if (!principal.scopes.has('context:admin')) {
-    throw forbidden(`reading another user_id's records needs the 'context:admin' scope`, 'not_owner');
-  }
+  requireActingFor(principal, userId);
   return { tenants: tenants.filter((tenant) => tenant.startsWith('org:')), ownerId: userId };
 }

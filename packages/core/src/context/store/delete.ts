@@ -1,8 +1,8 @@
 import { type Principal, type TenantKey, tenantOf, visibleTenants } from '../../auth/index.ts';
-import { forbidden, invalid } from '../../errors/index.ts';
+import { invalid } from '../../errors/index.ts';
 import type { ContextRecord, RecordStatus } from '../record.ts';
 import type { DeleteInput } from '../service.ts';
-import { requireMembership } from './access.ts';
+import { requireActingFor, requireMembership } from './access.ts';
 import type { ContextStoreDeps } from './deps.ts';
 import { isChunkOf } from './ids.ts';
 
@@ -20,9 +20,7 @@ function narrowing(principal: Principal, input: DeleteInput): Narrowing {
   const ownerId = input.user_id ?? principal.userId;
   const orgTenants = input.organization_id != null ? [tenantOf(ownerId, input.organization_id)] : undefined;
   if (ownerId === principal.userId) return { ownerId, tenants: orgTenants ?? visibleTenants(principal) };
-  if (!principal.scopes.has('context:admin')) {
-    throw forbidden(`deleting another user's records needs the 'context:admin' scope`, 'not_owner');
-  }
+  requireActingFor(principal, ownerId);
   return { ownerId, tenants: orgTenants ?? principal.orgs.map((org) => tenantOf(ownerId, org)) };
 }
 
@@ -31,9 +29,7 @@ async function targetsById(deps: ContextStoreDeps, principal: Principal, input: 
   const record = await deps.repository.get(input.source as string);
   if (!record || record.status === 'deleting' || !scope.tenants.includes(record.tenant)) return [];
   if (input.user_id != null && record.user_id !== input.user_id) return [];
-  if (record.user_id !== principal.userId && !principal.scopes.has('context:admin')) {
-    throw forbidden(`deleting another user's records needs the 'context:admin' scope`, 'not_owner');
-  }
+  requireActingFor(principal, record.user_id);
   return [record];
 }
 

@@ -51,8 +51,9 @@ async function listVisible(
 ): Promise<Page<ContextRecord>> {
   const limit = limitOf(input);
   const position = decodeCursor(input.cursor);
-  const { tenants } = readScope(principal, { organizationId: input.organization_id });
+  const { tenants, ownerId } = readScope(principal, { userId: input.user_id, organizationId: input.organization_id });
   const matches = (record: ContextRecord) =>
+    (ownerId === undefined || record.user_id === ownerId) &&
     (input.context_type === undefined || record.context_type === input.context_type) &&
     (input.scope === undefined || record.scopes.includes(input.scope));
   const items: ContextRecord[] = [];
