@@ -3,8 +3,18 @@ import { createJsonLogger } from '@memgate/http';
 import { JavaMissingError } from './dynamo-local.ts';
 import { type RunningServer, startLocalServer } from './server.ts';
 
+/** A bad setting stops the start with one line naming it (never its value), not a stack trace. */
+function configOrExit() {
+  try {
+    return loadConfig();
+  } catch (error) {
+    console.error(`memgate failed to start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
+
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = configOrExit();
   const logger = createJsonLogger({ level: config.LOG_LEVEL });
   let running: RunningServer | undefined;
   let stopping = false;

@@ -15,6 +15,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ VECTOR_STORE: 'pinecone' })).toThrow(/PINECONE_API_KEY/);
   });
 
+  it('refuses an AUTH_JWT_SECRET under 32 bytes, naming the variable and not the value', () => {
+    const refusal = (() => {
+      try {
+        loadConfig({ AUTH_JWT_SECRET: 'short-but-secret' });
+      } catch (error) {
+        return String(error);
+      }
+      return 'accepted';
+    })();
+    expect(refusal).toMatch(/AUTH_JWT_SECRET: must be at least 32 bytes/);
+    expect(refusal).not.toContain('short-but-secret');
+    // Bytes, not characters: 11 three-byte characters are 33 bytes.
+    expect(loadConfig({ AUTH_JWT_SECRET: '€'.repeat(11) }).AUTH_JWT_SECRET).toBe('€'.repeat(11));
+    expect(() => loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(31) })).toThrow(/AUTH_JWT_SECRET/);
+    expect(loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(32) }).AUTH_JWT_SECRET).toBe('x'.repeat(32));
+    // Unset (or blank) still means the random secret kept in DATA_DIR.
+    expect(loadConfig({ AUTH_JWT_SECRET: ' ' }).AUTH_JWT_SECRET).toBeUndefined();
+  });
+
   it("sets the similarity floors to the embedder's scale unless they are given", () => {
     expect(loadConfig({})).toMatchObject({
       PROXY_CONTEXT_MIN_SIMILARITY: LEXICAL_RELEVANCE_FLOOR,

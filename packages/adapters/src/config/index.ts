@@ -8,6 +8,12 @@ const optionalText = z
   .string()
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+/** HS256 with a short secret can be brute-forced offline from any token; RFC 7518 §3.2 asks for 256 bits. */
+export const MIN_JWT_SECRET_BYTES = 32;
+const jwtSecret = optionalText.refine(
+  (value) => value === undefined || Buffer.byteLength(value, 'utf8') >= MIN_JWT_SECRET_BYTES,
+  `must be at least ${MIN_JWT_SECRET_BYTES} bytes (e.g. the output of \`openssl rand -base64 48\`)`,
+);
 const list = optionalText.transform((value) =>
   value === undefined
     ? []
@@ -23,7 +29,7 @@ export const ConfigSchema = z.object({
   DATA_DIR: z.string().default('.data'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 
-  AUTH_JWT_SECRET: optionalText,
+  AUTH_JWT_SECRET: jwtSecret,
   AUTH_JWKS_URL: optionalText,
   AUTH_ISSUER: optionalText,
   AUTH_AUDIENCE: optionalText,

@@ -15,6 +15,31 @@ function sign(claims: { exp?: number; scope?: string }, key: Uint8Array = secret
   return jwt.sign(key);
 }
 
+describe('token verifier: required claims', () => {
+  it('refuses a token without exp, which would never expire', async () => {
+    const verify = createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET, now: () => START });
+    await expect(verify(await sign({}))).rejects.toMatchObject({
+      kind: 'authentication',
+      message: "token has no 'exp' claim",
+    });
+  });
+
+  it("lets an empty sub through to the route's usable-user check, and refuses a missing one", async () => {
+    const verify = createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET, now: () => START });
+    const empty = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('')
+      .setExpirationTime(START / 1000 + 60)
+      .sign(secret);
+    await expect(verify(empty)).resolves.toMatchObject({ userId: '' });
+    const none = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(START / 1000 + 60)
+      .sign(secret);
+    await expect(verify(none)).rejects.toMatchObject({ kind: 'authentication', message: "token has no 'sub' claim" });
+  });
+});
+
 describe('token verifier: remembering verified tokens', () => {
   it('keeps accepting a verified token only until its exp, then refuses it as expired', async () => {
     let now = START;

@@ -14,8 +14,6 @@ export type VerifierOptions = (
 
 /** Verified tokens remembered, so a client's repeated token is not verified again on every request. */
 const VERIFIED_CACHE_SIZE = 1_000;
-/** How long a verified token without `exp` is remembered. */
-const VERIFIED_NO_EXP_MS = 60_000;
 
 const USER_ID = /^[A-Za-z0-9._@:-]{1,128}$/;
 
@@ -40,7 +38,11 @@ function scopesOf(payload: JWTPayload): Set<string> {
 
 function describe(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'token has expired';
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return `token claim '${error.claim}' is not valid`;
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    return error.reason === 'missing'
+      ? `token has no '${error.claim}' claim`
+      : `token claim '${error.claim}' is not valid`;
+  }
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'token signature is not valid';
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not allowed';
   return 'token is not a valid JWT';
@@ -64,6 +66,8 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
   const algorithms = options.kind === 'hs256' ? ['HS256'] : ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'];
   const claims = {
     algorithms,
+    // A token without `exp` would be valid forever, and a leaked one could never be retired (DESIGN.md section 2).
+    requiredClaims: ['exp'],
     ...(options.issuer ? { issuer: options.issuer } : {}),
     ...(options.audience ? { audience: options.audience } : {}),
   };
@@ -86,12 +90,14 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
     } catch (error) {
       throw new MemgateError('authentication', 'invalid_token', describe(error));
     }
-    if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
+    // An empty `sub` is a token for no usable user: the middleware answers it (402 on view/docs, DESIGN.md 2).
+    if (typeof payload.sub !== 'string') {
       throw new MemgateError('authentication', 'invalid_token', "token has no 'sub' claim");
     }
     return {
       principal: { userId: payload.sub, orgs: organizationsOf(payload), scopes: scopesOf(payload) },
-      until: typeof payload.exp === 'number' ? payload.exp * 1000 : at + VERIFIED_NO_EXP_MS,
+      // jose has checked that `exp` is there, a number, and ahead of `at`.
+      until: (payload.exp as number) * 1000,
     };
   }
 
