@@ -1,3 +1,4 @@
+import { LAMBDA_RUNTIME } from './runtime.ts';
 import { secrets } from './secrets.ts';
 import { table } from './table.ts';
 
@@ -68,7 +69,7 @@ export function lambda(
   return new sst.aws.Function(id, {
     bundle: `dist/functions/${bundle}`,
     handler: 'index.handler',
-    runtime: 'nodejs20.x',
+    runtime: LAMBDA_RUNTIME,
     architecture: 'arm64',
     memory,
     timeout,

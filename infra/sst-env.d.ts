@@ -1,5 +1,7 @@
-// The few SST v3 globals infra/ uses, declared by hand: the `sst` package cannot be installed here (its install
-// downloads Pulumi). Shapes follow https://sst.dev/docs/component/aws/* ; `Output<T>` is kept opaque.
+// The few SST globals infra/ uses, declared by hand. SST's own declarations (`.sst/platform/config.d.ts`) are
+// written by `sst install`, which downloads Pulumi first, so they cannot be had offline; `sst` itself is a pinned
+// devDependency (4.17.1) and these shapes follow its component args (https://sst.dev/docs/component/aws/*).
+// `Output<T>` is kept opaque.
 
 type SstOutput<T> = T | { readonly __output: T };
 type SstInput<T> = T | SstOutput<T>;
@@ -7,7 +9,7 @@ type SstInput<T> = T | SstOutput<T>;
 interface SstFunctionArgs {
   handler: string;
   bundle?: string;
-  runtime?: 'nodejs20.x' | 'nodejs22.x';
+  runtime?: 'nodejs20.x' | 'nodejs22.x' | 'nodejs24.x';
   architecture?: 'x86_64' | 'arm64';
   memory?: `${number} MB`;
   timeout?: `${number} ${'second' | 'seconds' | 'minute' | 'minutes'}`;

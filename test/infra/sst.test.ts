@@ -64,7 +64,7 @@ describe('sst.config.ts', () => {
       expect(fn, route).toBeDefined();
       expect(existsSync(`functions/${bundle}.ts`), route).toBe(true);
       expect(built.bundles.get(bundle)?.exports, route).toContain('handler');
-      expect(fn.args).toMatchObject({ handler: 'index.handler', runtime: 'nodejs20.x' });
+      expect(fn.args).toMatchObject({ handler: 'index.handler', runtime: 'nodejs24.x' });
       if (via === 'api') {
         const target = routes.find((item) => item.route === route);
         expect(target?.handler, route).toEqual({ functionArn: fn.name });

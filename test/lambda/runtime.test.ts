@@ -1,6 +1,7 @@
 import { loadConfig } from '@memgate/adapters';
 import { describe, expect, it } from 'vitest';
 import { createAwsRuntime, verifierOptionsFor } from '../../functions/runtime/aws.ts';
+import { LAMBDA_RUNTIME } from '../../infra/runtime.ts';
 
 const AWS_ENV = {
   TABLE_NAME: 'memgate-prod-Table',
@@ -9,6 +10,17 @@ const AWS_ENV = {
   PINECONE_INDEX: 'memgate',
   AUTH_JWT_SECRET: 'x'.repeat(32),
 };
+
+describe('Lambda runtime', () => {
+  // `npm test` runs this project on the Node major of LAMBDA_RUNTIME (scripts/lambda-node.mjs sets the variable).
+  it.runIf(process.env.MEMGATE_LAMBDA_NODE_MAJOR)(
+    'runs the bundles on the Node major the functions deploy with',
+    () => {
+      expect(LAMBDA_RUNTIME).toBe(`nodejs${process.env.MEMGATE_LAMBDA_NODE_MAJOR}.x`);
+      expect(process.versions.node.split('.')[0]).toBe(process.env.MEMGATE_LAMBDA_NODE_MAJOR);
+    },
+  );
+});
 
 describe('AWS composition root', () => {
   it('builds from the environment infra sets, with the table name it links', () => {

@@ -1,26 +1,63 @@
-import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { inject } from 'vitest';
 import { type BundleReport, buildFunctions } from '../../scripts/build.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/**
- * Builds every Lambda bundle into a fresh directory under node_modules/.cache: inside the repo, so the bundles'
- * external `@aws-sdk/*` imports resolve from node_modules as they do from the Lambda runtime's, and under
- * node_modules, so the test runner hands them to Node's own loader untransformed. Call once per test file.
- */
-export async function buildTestBundles(): Promise<{
+export interface TestBundles {
+  /** Where the bundles are: `<dir>/<name>/index.mjs`. */
   dir: string;
   bundles: Map<string, BundleReport>;
+  /** Kept for callers' afterAll; the run's global teardown removes the shared build. */
   remove(): void;
-}> {
-  const dir = join(ROOT, 'node_modules', '.cache', 'memgate-bundles', randomUUID().slice(0, 8));
-  const { bundles } = await buildFunctions({ outdir: dir });
-  return {
+}
+
+const REPORT = 'bundles.json';
+const BUILD_WAIT_MS = 180_000;
+
+function readReport(dir: string): BundleReport[] | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, REPORT), 'utf8')) as BundleReport[];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Lambda bundles of this test run, built once for all test files and workers (an esbuild of 8 functions is
+ * several seconds of both cores): the first caller takes the build lock (an exclusive mkdir), the others wait for
+ * its report. The directory (under node_modules, so the runner hands the bundles to Node's own loader untransformed,
+ * and inside the repo, so external `@aws-sdk/*` imports resolve as from the Lambda runtime's) is chosen by the
+ * global setup and removed at teardown. A run that never asks for bundles never builds them.
+ */
+export async function buildTestBundles(): Promise<TestBundles> {
+  const dir = inject('bundlesDir');
+  const done = (reports: BundleReport[]): TestBundles => ({
     dir,
-    bundles: new Map(bundles.map((bundle) => [bundle.name, bundle])),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
+    bundles: new Map(reports.map((bundle) => [bundle.name, bundle])),
+    remove: () => {},
+  });
+  const existing = readReport(dir);
+  if (existing) return done(existing);
+  let builder = false;
+  try {
+    mkdirSync(`${dir}.lock`, { recursive: false });
+    builder = true;
+  } catch {
+    // another worker builds: wait for its report below
+  }
+  if (builder) {
+    const { bundles } = await buildFunctions({ outdir: dir });
+    // Written whole, then renamed: a waiting worker never reads half a report.
+    writeFileSync(join(dir, `${REPORT}.tmp`), JSON.stringify(bundles));
+    renameSync(join(dir, `${REPORT}.tmp`), join(dir, REPORT));
+    return done(bundles);
+  }
+  const started = Date.now();
+  for (;;) {
+    const reports = readReport(dir);
+    if (reports) return done(reports);
+    if (Date.now() - started > BUILD_WAIT_MS) throw new Error(`no bundles in ${dir} after ${BUILD_WAIT_MS} ms`);
+    await sleep(100);
+  }
 }
