@@ -1,0 +1,68 @@
+import type { Conversation, Question } from './dataset.ts';
+import { bm25Ranker, stemmedBm25Ranker, type TurnRanker } from './peers.ts';
+import { type RecallTable, recallTable } from './recall.ts';
+import { type EvalTarget, mapLimited, post, userOf } from './target.ts';
+
+export const TOP_K = 10;
+const ADD_BATCH = 100;
+
+export interface RetrievalResult {
+  memgate: RecallTable;
+  bm25: RecallTable;
+  stemmedBm25: RecallTable;
+}
+
+interface Ranked {
+  question: Question;
+  ids: string[];
+}
+
+/** Adds every turn of the conversation as one document (fileName = its id) in the conversation's own user. */
+async function addTurns(target: EvalTarget, conversation: Conversation): Promise<void> {
+  const user = userOf(conversation.id);
+  for (let start = 0; start < conversation.turns.length; start += ADD_BATCH) {
+    const documents = conversation.turns
+      .slice(start, start + ADD_BATCH)
+      .map((turn) => ({ fileName: turn.id, content: turn.content }));
+    await post(target, '/api/v1/context/add', user, { documents, source: 'locomo' }, 201);
+  }
+}
+
+/** The question searched over the whole band, top 10; ids of the turns found, best first, each once. */
+async function searchTurns(target: EvalTarget, conversation: Conversation, question: Question): Promise<string[]> {
+  const { results } = await post<{ results: { fileName: string }[] }>(
+    target,
+    '/api/v1/context/search',
+    userOf(conversation.id),
+    { query: question.question, minimum_similarity_threshold: 0, similarity_threshold: 1, top_k: TOP_K },
+    202,
+  );
+  return [...new Set(results.map((result) => result.fileName))];
+}
+
+const rankWith = (ranker: TurnRanker, questions: readonly Question[]): Ranked[] =>
+  questions.map((question) => ({ question, ids: ranker.rank(question.question, TOP_K) }));
+
+/** The README's retrieval procedure: memgate over HTTP and both BM25 peers on the same turns and questions. */
+export async function evaluateRetrieval(
+  target: EvalTarget,
+  conversations: readonly Conversation[],
+  { concurrency = 4, onProgress = (_: string) => {} } = {},
+): Promise<RetrievalResult> {
+  const memgate: Ranked[] = [];
+  const bm25: Ranked[] = [];
+  const stemmed: Ranked[] = [];
+  for (const conversation of conversations) {
+    await addTurns(target, conversation);
+    const found = await mapLimited(conversation.questions, concurrency, (question) =>
+      searchTurns(target, conversation, question),
+    );
+    memgate.push(...conversation.questions.map((question, index) => ({ question, ids: found[index] ?? [] })));
+    bm25.push(...rankWith(bm25Ranker(conversation.turns), conversation.questions));
+    stemmed.push(...rankWith(stemmedBm25Ranker(conversation.turns), conversation.questions));
+    onProgress(
+      `retrieval: ${conversation.id}: ${conversation.turns.length} turns, ${conversation.questions.length} questions`,
+    );
+  }
+  return { memgate: recallTable(memgate), bm25: recallTable(bm25), stemmedBm25: recallTable(stemmed) };
+}

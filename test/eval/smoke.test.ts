@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '@memgate/adapters';
+import { silentLogger } from '@memgate/http';
+import { startLocalServer } from '@memgate/local/server';
+import { signLocalToken } from '@memgate/local/token';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseConversations } from '../../bench/eval/dataset.ts';
+import { evaluateHistory } from '../../bench/eval/history.ts';
+import { renderEvalMarkdown } from '../../bench/eval/report.ts';
+import { evaluateRetrieval } from '../../bench/eval/retrieval.ts';
+import { takeLastMessages } from '../../bench/eval/server.ts';
+import type { EvalTarget } from '../../bench/eval/target.ts';
+import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
+import { SYNTHETIC_SAMPLES } from './synthetic.ts';
+
+// The evaluation's own code (npm run eval) on a conversation whose answers are known, against the local server.
+const SECRET = 'memgate-eval-smoke-secret-0123456789';
+const conversations = parseConversations(SYNTHETIC_SAMPLES);
+let dataDir: string;
+let stub: UpstreamStub;
+let stop: () => Promise<void>;
+let target: EvalTarget;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'memgate-eval-'));
+  stub = await startUpstreamStub({ behavior: { reply: 'ok' } });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+    TABLE_NAME: `eval-${randomUUID().slice(0, 8)}`,
+    PORT: '0',
+    AUTH_JWT_SECRET: SECRET,
+    PROXY_ALLOW_PRIVATE_TARGETS: 'true',
+  });
+  const server = await startLocalServer(config, silentLogger);
+  stop = server.stop;
+  target = {
+    url: server.url,
+    upstreamUrl: stub.url,
+    token: (user) => signLocalToken(SECRET, { user }),
+    takeForwarded: () => takeLastMessages(stub.requests),
+  };
+});
+
+afterAll(async () => {
+  await stop?.();
+  await stub?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the LoCoMo evaluation on a synthetic conversation', () => {
+  it('reads turns in session order with photo captions, and scores only questions with evidence in categories 1-4', () => {
+    const [conversation] = conversations;
+    expect(conversation?.turns.slice(0, 3).map((turn) => turn.id)).toEqual(['D1:1', 'D1:2', 'D1:3']);
+    expect(conversation?.turns[2]?.content).toBe(
+      'Nadia: Meet the puppy we adopted! [shares a photo: a greyhound asleep on a sofa]',
+    );
+    expect(conversation?.turns[2]?.speakerA).toBe(true);
+    expect(conversation?.questions.map((question) => question.evidence)).toEqual([
+      ['D1:2'],
+      ['D2:1', 'D2:2'],
+      ['D1:3'],
+    ]);
+  });
+
+  it('computes recall@1/5/10 per category for memgate and both peers', async () => {
+    const result = await evaluateRetrieval(target, conversations);
+    for (const table of [result.memgate, result.bm25, result.stemmedBm25]) {
+      // Each question's evidence is the only text sharing its words: found first; the two-turn question can
+      // only have one of its turns first. The temporal one is answered by a photo's caption, part of its turn.
+      expect(table.byCategory['single-hop']).toEqual({ questions: 1, r1: 1, r5: 1, r10: 1 });
+      expect(table.byCategory['multi-hop']).toEqual({ questions: 1, r1: 0.5, r5: 1, r10: 1 });
+      expect(table.byCategory.temporal).toEqual({ questions: 1, r1: 1, r5: 1, r10: 1 });
+      expect(table.overall).toEqual({ questions: 3, r1: 2.5 / 3, r5: 1, r10: 1 });
+    }
+  });
+
+  it("measures the history filter's evidence kept and size against recency and stemmed BM25 at the same size", async () => {
+    const result = await evaluateHistory(target, conversations, { perConversation: 3 });
+    expect(result.questions).toBe(3);
+    // Every evidence turn is old (before the 4 recent turns the filter always keeps) and shares the question's words.
+    expect(result.memgate.evidenceKept).toBe(1);
+    expect(result.stemmedBm25.evidenceKept).toBe(1);
+    // The most recent turns at the same size are filler.
+    expect(result.recency.evidenceKept).toBe(0);
+    expect(result.memgate.size).toBeGreaterThan(0);
+    expect(result.memgate.size).toBeLessThan(1);
+    expect(result.recency.size).toBeLessThanOrEqual(result.memgate.size);
+    const markdown = renderEvalMarkdown({
+      mode: 'quick',
+      startedAt: new Date(0).toISOString(),
+      seconds: 1,
+      machine: {
+        cpu: 'test',
+        cores: 1,
+        memoryGiB: 1,
+        os: 'test',
+        node: 'v0',
+        java: '',
+        loadAverage: 0,
+        commit: 'abc',
+        dirty: false,
+      },
+      settings: {},
+      data: { file: 'synthetic', conversations: ['synthetic-1'], questions: 3, historyQuestions: 3 },
+      history: result,
+      ideas: [],
+    });
+    expect(markdown).toContain('| memgate history filter | 1.000 |');
+  });
+});
