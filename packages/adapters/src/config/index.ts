@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { operatorUrlProblem } from '../ssrf/operator.ts';
 
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
@@ -96,6 +97,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     PROXY_HISTORY_MIN_SIMILARITY: result.data.PROXY_HISTORY_MIN_SIMILARITY ?? defaults.PROXY_HISTORY_MIN_SIMILARITY,
     PROXY_CONTEXT_MIN_SIMILARITY: result.data.PROXY_CONTEXT_MIN_SIMILARITY ?? defaults.PROXY_CONTEXT_MIN_SIMILARITY,
   };
+  // Operator upstreams are trusted (any http(s) address, private too), but must be usable URLs.
+  for (const name of ['DEFAULT_MODEL_BASE_URL', 'EMBEDDINGS_BASE_URL'] as const) {
+    const problem = config[name] === undefined ? undefined : operatorUrlProblem(config[name]);
+    if (problem) throw new Error(`invalid configuration: ${name} ${problem}`);
+  }
   if (config.VECTOR_STORE === 'pinecone' && !(config.PINECONE_API_KEY && config.PINECONE_INDEX)) {
     throw new Error('invalid configuration: VECTOR_STORE=pinecone needs PINECONE_API_KEY and PINECONE_INDEX');
   }

@@ -6,6 +6,7 @@ import {
   type Embedder,
 } from '@memgate/core';
 import { createTargetGuard } from '../ssrf/index.ts';
+import { createOperatorGuard } from '../ssrf/operator.ts';
 import { createUpstreamModel } from '../upstream/index.ts';
 import type { ServiceInputs } from './index.ts';
 
@@ -21,8 +22,9 @@ export function createProxyServices(
     allowedHosts: config.PROXY_ALLOWED_HOSTS,
   });
   const timeoutMs = config.PROXY_UPSTREAM_TIMEOUT_MS;
-  // The operator's own default upstream is trusted configuration, so it is not held to PROXY_ALLOWED_HOSTS.
-  const defaultGuard = createTargetGuard({ allowPrivate: config.PROXY_ALLOW_PRIVATE_TARGETS });
+  // The operator's own default upstream is trusted configuration: route A's SSRF policy (PROXY_ALLOW_PRIVATE_TARGETS,
+  // PROXY_ALLOWED_HOSTS) neither applies to it nor has to be opened for it.
+  const defaultGuard = createOperatorGuard({ variable: 'DEFAULT_MODEL_BASE_URL' });
   const defaultModel: ChatModel = config.DEFAULT_MODEL_BASE_URL
     ? createUpstreamModel({
         id: config.DEFAULT_MODEL_ID,
