@@ -16,11 +16,13 @@ export default $config({
     const { api } = await import('./infra/api.ts');
     const { proxy, chat } = await import('./infra/streaming.ts');
     await import('./infra/cleanup.ts');
+    const { mcp } = await import('./infra/mcp.ts');
     return {
       api: api.url,
       proxy: proxy.url,
       chat: chat.url,
       openaiBaseUrl: $interpolate`${proxy.url}api/v1/proxy/default`,
+      mcp: $interpolate`${mcp.url}mcp`,
     };
   },
 });

@@ -169,6 +169,22 @@ export function lambdaScenarios(token: string): Record<string, LambdaScenario> {
       }),
       status: 200,
     },
+    // A stateless MCP server serves any message first; a search is the one that touches both stores.
+    mcp: {
+      event: httpEvent({
+        method: 'POST',
+        path: '/mcp',
+        headers: { ...headers, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'search_memory', arguments: { query: 'how many days of paid leave' } },
+        },
+        functionUrl: true,
+      }),
+      status: 200,
+    },
     cleanup: {
       event: {
         version: '0',

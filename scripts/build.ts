@@ -62,7 +62,9 @@ const zodDiet: Plugin = {
  * - `undici` → functions/runtime/undici-lazy.ts: undici's own fetch, Agent and connector modules, loaded on first
  *   use, without the rest of the package (cache, mock, proxy agents, websockets...): the SSRF guard's connect hook
  *   runs in the same Agent;
- * - `gpt-tokenizer` → functions/runtime/tokenizer.ts, the same o200k encoder built on first use from a compressed table.
+ * - `gpt-tokenizer` → functions/runtime/tokenizer.ts, the same o200k encoder built on first use from a compressed table;
+ * - the MCP SDK's Ajv validator (~135 KB with ajv-formats and fast-uri): its server validates JSON Schemas only for
+ *   elicitation, which memgate never asks for, and packages/http/src/mcp/server.ts always passes its own validator.
  */
 const slimDependencies: Plugin = {
   name: 'slim-dependencies',
@@ -82,6 +84,15 @@ const slimDependencies: Plugin = {
       return { path, namespace, sideEffects: false };
     });
     pluginBuild.onResolve({ filter: /^undici$/ }, () => ({ path: join(FUNCTIONS_DIR, 'runtime', 'undici-lazy.ts') }));
+    pluginBuild.onResolve({ filter: /[/\\]ajv-provider\.js$/ }, (args) =>
+      /[/\\]@modelcontextprotocol[/\\]sdk[/\\]/.test(args.importer)
+        ? { path: 'ajv-provider', namespace: 'no-ajv' }
+        : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'no-ajv' }, () => ({
+      contents:
+        "export class AjvJsonSchemaValidator { constructor() { throw new Error('this build has no Ajv: pass a jsonSchemaValidator'); } }",
+    }));
     // llhttp's WebAssembly without SIMD is undici's fallback for CPUs without it; Lambda's x86_64 and arm64 have it.
     pluginBuild.onResolve({ filter: /[/\\]llhttp-wasm\.js$/ }, () => ({ path: 'llhttp-wasm', namespace: 'no-simd' }));
     pluginBuild.onLoad({ filter: /.*/, namespace: 'no-simd' }, () => ({

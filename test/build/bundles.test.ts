@@ -34,6 +34,7 @@ describe('Lambda bundles', () => {
       'context-search',
       'context-view',
       'context-view-docs',
+      'mcp',
       'proxy',
     ]);
   });
@@ -120,6 +121,17 @@ describe('Lambda bundles', () => {
         built.bundles.get(name)?.inputs.some((input) => input.includes('node_modules/undici/')),
         name,
       ).toBe(false);
+    }
+  });
+
+  it('keeps the MCP SDK in the MCP function only, without its Ajv validator', () => {
+    for (const bundle of built.bundles.values()) {
+      const sdk = bundle.inputs.filter((input) => input.includes('node_modules/@modelcontextprotocol/sdk/'));
+      expect(sdk.length > 0, bundle.name).toBe(bundle.name === 'mcp');
+      expect(
+        bundle.inputs.filter((input) => /node_modules\/(?:ajv|ajv-formats|fast-uri)\//.test(input)),
+        bundle.name,
+      ).toEqual([]);
     }
   });
 

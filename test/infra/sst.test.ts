@@ -30,6 +30,7 @@ const SECRETS_BY_BUNDLE: Record<string, string[]> = {
   proxy: MODEL,
   'chat-stream': MODEL,
   cleanup: ['EmbeddingsApiKey', 'PineconeApiKey'],
+  mcp: CONTEXT,
 };
 
 let outputs: Record<string, unknown>;
@@ -79,7 +80,7 @@ describe('sst.config.ts', () => {
     for (const fn of functions()) {
       const sse = ['proxy', 'chat-stream'].includes(bundleOf(fn));
       expect(Boolean(fn.args.streaming), fn.name).toBe(sse);
-      expect(Boolean(fn.args.url), fn.name).toBe(sse);
+      expect(Boolean(fn.args.url), fn.name).toBe(sse || bundleOf(fn) === 'mcp');
       if (sse) {
         expect(fn.args.url).toMatchObject({ authorization: 'none', cors: { allowOrigins: ['*'] } });
         expect((fn.args.url as { cors: { allowHeaders: string[] } }).cors.allowHeaders).toContain('authorization');
@@ -90,6 +91,23 @@ describe('sst.config.ts', () => {
       proxy: 'https://proxy.lambda-url.test/',
       chat: 'https://chatstream.lambda-url.test/',
     });
+  });
+
+  it('serves MCP from its own buffered function URL at <url>/mcp, open to browser clients with a bearer token', () => {
+    const mcp = functionFor('mcp');
+    expect(existsSync('functions/mcp.ts')).toBe(true);
+    expect(built.bundles.get('mcp')?.exports).toContain('handler');
+    expect(mcp.args).toMatchObject({ handler: 'index.handler', runtime: 'nodejs20.x', url: { authorization: 'none' } });
+    expect(mcp.args.streaming).toBeFalsy(); // one JSON answer per message: nothing to stream
+    const cors = (mcp.args.url as { cors: { allowOrigins: string[]; allowHeaders: string[]; exposeHeaders: string[] } })
+      .cors;
+    expect(cors.allowOrigins).toEqual(['*']);
+    expect(cors.allowHeaders).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'mcp-protocol-version']),
+    );
+    expect(cors.exposeHeaders).toContain('www-authenticate');
+    expect(routes.some((item) => item.route.includes('/mcp'))).toBe(false);
+    expect(outputs.mcp).toEqual({ interpolate: ['', 'mcp'], values: ['https://mcp.lambda-url.test/'] });
   });
 
   it('invokes the cleanup every 15 minutes, with a timeout to stop before', () => {

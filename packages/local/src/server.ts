@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { type Config, createDocumentClient, createServices, ensureTable } from '@memgate/adapters';
 import { systemClock } from '@memgate/core';
 import { type AppDeps, createApp, createJsonLogger, createTokenVerifier, type Logger } from '@memgate/http';
+import { createMcpApp } from '@memgate/http/mcp/index';
 import { startUnderLock } from './data-dir-lock.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
 import { localJwtSecret } from './secret.ts';
@@ -51,7 +52,11 @@ export async function startLocalServer(
       clock: systemClock,
       log: (level, message, fields) => logger[level](message, fields),
     });
-    const app = createApp({ verifier: verifierFor(config), logger, ...services } as AppDeps);
+    const verifier = verifierFor(config);
+    const app = createApp({ verifier, logger, ...services } as AppDeps);
+    // MCP (DESIGN.md section 5a) over the same context store. Mounted here, not in createApp: the `@memgate/http`
+    // barrel that every Lambda imports must not reach the MCP SDK (it would add ~200 KB to each bundle).
+    app.route('/', createMcpApp({ verifier, logger, store: services.context.store }));
     const server = await new Promise<Server>((ready) => {
       const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '127.0.0.1' }, () => ready(s as Server));
     });

@@ -6,8 +6,8 @@ export type AuthEnv = { Variables: { principal: Principal } };
 
 export interface AuthOptions {
   verifier: TokenVerifier;
-  /** Scope every request through this middleware must hold. */
-  scope: Scope;
+  /** Scope every request through this middleware must hold; none for an area that checks scopes per call (MCP). */
+  scope?: Scope;
   /** view/docs answers 402 for a token whose `sub` is not a usable user id; every other route answers 401. */
   unusableUserStatus?: 401 | 402;
 }
@@ -26,7 +26,7 @@ export function authenticate({ verifier, scope, unusableUserStatus = 401 }: Auth
         ? new MemgateError('invalid_user', 'invalid_user', "token 'sub' is not a usable user id")
         : new MemgateError('authentication', 'invalid_token', "token 'sub' is not a usable user id");
     }
-    requireScope(principal, scope);
+    if (scope !== undefined) requireScope(principal, scope);
     c.set('principal', principal);
     await next();
   };

@@ -1,7 +1,7 @@
 import { type ErrorKind, MemgateError } from '@memgate/core';
 import { HTTPException } from 'hono/http-exception';
 
-export type Area = 'context' | 'proxy' | 'chat';
+export type Area = 'context' | 'proxy' | 'chat' | 'mcp';
 
 const STATUS: Record<ErrorKind, number> = {
   validation: 400,
@@ -58,7 +58,8 @@ export function toMemgateError(error: unknown): MemgateError {
   return new MemgateError('internal', 'internal_error', 'internal server error', { cause: error });
 }
 
-function messageOf(error: MemgateError): string {
+/** The message a caller sees for `error`, the field named when the message does not name it. */
+export function publicMessage(error: MemgateError): string {
   if (!error.field || error.message.includes(error.field)) return error.message;
   return `${error.field}: ${error.message}`;
 }
@@ -66,7 +67,7 @@ function messageOf(error: MemgateError): string {
 /** Status and body of an error in one area's envelope (spec section 7). */
 export function errorEnvelope(area: Area, error: MemgateError): { status: number; body: unknown } {
   const status = statusOf(error);
-  const message = messageOf(error);
+  const message = publicMessage(error);
   switch (area) {
     case 'context':
       return { status, body: { response: message, error: CONTEXT_TYPE[error.kind] } };
@@ -74,6 +75,10 @@ export function errorEnvelope(area: Area, error: MemgateError): { status: number
       return { status, body: { error: { message, type: PROXY_TYPE[error.kind], code: error.code } } };
     case 'chat':
       return { status, body: { message } };
+    case 'mcp':
+      // Refused before any MCP message was read (token, size, path): a JSON-RPC error with no request id, the
+      // shape the SDK's transport gives its own HTTP-level refusals. -32000 is JSON-RPC's "server error" range.
+      return { status, body: { jsonrpc: '2.0', error: { code: -32000, message }, id: null } };
   }
 }
 
@@ -81,5 +86,6 @@ export function errorEnvelope(area: Area, error: MemgateError): { status: number
 export function areaOfPath(path: string): Area {
   if (path.startsWith('/api/v1/proxy')) return 'proxy';
   if (path.startsWith('/api/v1/chat')) return 'chat';
+  if (path === '/mcp' || path.startsWith('/mcp/')) return 'mcp';
   return 'context';
 }

@@ -8,15 +8,18 @@ import { type Area, areaOfPath, errorEnvelope, toMemgateError } from './envelope
 export function respondWithError(c: Context, area: Area, thrown: unknown, logger?: Logger): Response {
   const error = toMemgateError(thrown);
   const { status, body } = errorEnvelope(area, error);
-  if (status >= 500 && logger) {
-    const cause = thrown instanceof MemgateError ? thrown.cause : thrown;
-    logger.error('request failed', {
-      code: error.code,
-      error: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause),
-      stack: cause instanceof Error ? cause.stack : undefined,
-    });
-  }
+  if (status >= 500 && logger) logFailure(logger, thrown, error);
   return c.json(body, status as ContentfulStatusCode);
+}
+
+/** Logs the cause of a 5xx (redacted by the logger); the caller only ever sees `error`'s public message. */
+export function logFailure(logger: Logger, thrown: unknown, error: MemgateError, message = 'request failed'): void {
+  const cause = thrown instanceof MemgateError ? thrown.cause : thrown;
+  logger.error(message, {
+    code: error.code,
+    error: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause),
+    stack: cause instanceof Error ? cause.stack : undefined,
+  });
 }
 
 /** One `onError` for an area's app. */

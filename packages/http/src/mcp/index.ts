@@ -1,0 +1,61 @@
+import type { ContextStore } from '@memgate/core';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Hono } from 'hono';
+import { type AuthEnv, authenticate } from '../auth/index.ts';
+import type { BaseDeps } from '../deps.ts';
+import { MAX_BODY_BYTES, respondWithError } from '../errors/index.ts';
+import { createMemoryServer } from './server.ts';
+
+export { MEMORY_TOOLS, type MemoryTool } from './tools.ts';
+
+/** Where the MCP endpoint lives, on the local server and on its own function URL alike. */
+export const MCP_PATH = '/mcp';
+
+export interface McpAreaDeps {
+  store: ContextStore;
+}
+
+/**
+ * DESIGN.md section 5a: MCP over Streamable HTTP, stateless. The bearer token is verified before the transport
+ * reads a byte of the body, so a request without a valid token never reaches an MCP message. Each POST gets its
+ * own server and transport (the SDK's stateless transports serve one request), answered as plain JSON: no tool
+ * streams, and a JSON answer passes a buffered Lambda function URL unchanged.
+ */
+export function createMcpApp(deps: BaseDeps & McpAreaDeps): Hono<AuthEnv> {
+  const { verifier, logger, store } = deps;
+  const app = new Hono<AuthEnv>();
+  app.use(MCP_PATH, authenticate({ verifier }));
+
+  app.post(MCP_PATH, async function handleMcpRequest(c) {
+    const server = createMemoryServer({ store, principal: c.var.principal, logger });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_BODY_BYTES,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      await server.close();
+    }
+  });
+
+  // Stateless: there is no session to stream notifications on (GET) or to end (DELETE). The spec's answer is 405.
+  app.on(['GET', 'DELETE'], MCP_PATH, function refuseSessionRequest(c) {
+    c.header('Allow', 'POST');
+    const message = `Method not allowed: ${c.req.method} (this server is stateless; send messages with POST)`;
+    return c.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, 405);
+  });
+
+  app.onError(function handleMcpError(error, c) {
+    const response = respondWithError(c, 'mcp', error, logger);
+    if (response.status === 401) {
+      // RFC 6750: a 401 names the scheme; `invalid_token` when a token was sent and refused.
+      const refused = c.req.header('authorization') ? ', error="invalid_token"' : '';
+      response.headers.set('WWW-Authenticate', `Bearer realm="memgate"${refused}`);
+    }
+    return response;
+  });
+  return app;
+}

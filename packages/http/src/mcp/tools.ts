@@ -1,0 +1,139 @@
+import type { z } from '@hono/zod-openapi';
+import { type ContextStore, type Principal, requireScope, type Scope } from '@memgate/core';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { fromZodError } from '../errors/index.ts';
+import {
+  AddMemoryInput,
+  AddMemoryOutput,
+  DeleteMemoryInput,
+  DeleteMemoryOutput,
+  jsonSchemaOf,
+  ListDocumentsInput,
+  ListDocumentsOutput,
+  SearchMemoryInput,
+  SearchMemoryOutput,
+} from './schemas.ts';
+
+/** One MCP tool over the context store: what `tools/list` shows, and how `tools/call` runs it. */
+export interface MemoryTool {
+  definition: Tool;
+  /** Checks the scope, then the arguments (in the HTTP API's order), then runs the store's use case. */
+  call(store: ContextStore, principal: Principal, args: unknown): Promise<Record<string, unknown>>;
+}
+
+function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: {
+  name: string;
+  title: string;
+  description: string;
+  scope: Scope;
+  annotations: Tool['annotations'];
+  input: I;
+  output: O;
+  run(store: ContextStore, principal: Principal, input: z.output<I>): Promise<z.input<O>>;
+}): MemoryTool {
+  const { name, title, description, scope, annotations, input, output, run } = tool;
+  return {
+    definition: {
+      name,
+      title,
+      description: `${description} Needs the '${scope}' scope.`,
+      inputSchema: jsonSchemaOf(input, 'input'),
+      outputSchema: jsonSchemaOf(output, 'output'),
+      annotations: { title, ...annotations },
+    },
+    async call(store, principal, args) {
+      requireScope(principal, scope);
+      const parsed = input.safeParse(args);
+      if (!parsed.success) throw fromZodError(parsed.error);
+      // Parsed against the declared output schema, so what a client validates never carries an undeclared field.
+      return output.parse(await run(store, principal, parsed.data)) as Record<string, unknown>;
+    },
+  };
+}
+
+// Searches cover the whole relevance range unless `min_score` raises the floor: the band's ceiling is fixed at 1.
+const FULL_BAND = { similarity_threshold: 1, minimum_similarity_threshold: 0 };
+
+/** DESIGN.md section 5a: the four memory tools. */
+export const MEMORY_TOOLS: readonly MemoryTool[] = [
+  defineTool({
+    name: 'add_memory',
+    title: 'Remember',
+    description:
+      'Stores a piece of text as a memory that search_memory can find from then on. Adding the same text under ' +
+      'the same name again replaces it rather than duplicating it.',
+    scope: 'context:write',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: AddMemoryInput,
+    output: AddMemoryOutput,
+    async run(store, principal, { content, fileName, organization_id, metadata }) {
+      const added = await store.add(principal, {
+        documents: [{ content, ...(fileName === undefined ? {} : { fileName }) }],
+        ...(organization_id === undefined ? {} : { organization_id }),
+        ...(metadata === undefined ? {} : { metadata }),
+      });
+      return { contextId: added.contextIds[0] as string };
+    },
+  }),
+  defineTool({
+    name: 'search_memory',
+    title: 'Recall',
+    description:
+      'Finds the stored passages most relevant to a query, best first, among your memories and those of your ' +
+      'organizations.',
+    scope: 'context:read',
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    input: SearchMemoryInput,
+    output: SearchMemoryOutput,
+    async run(store, principal, { query, top_k, min_score, organization_id }) {
+      const hits = await store.search(principal, {
+        query,
+        ...FULL_BAND,
+        ...(min_score === undefined ? {} : { minimum_similarity_threshold: min_score }),
+        ...(top_k === undefined ? {} : { top_k }),
+        ...(organization_id === undefined ? {} : { organization_id }),
+      });
+      return {
+        results: hits.map((hit) => ({
+          contextId: hit.contextId,
+          text: hit.contextData,
+          score: hit.score,
+          fileName: hit.fileName,
+          documentId: hit.documentId,
+        })),
+      };
+    },
+  }),
+  defineTool({
+    name: 'delete_memory',
+    title: 'Forget',
+    description:
+      'Deletes memories: by default every memory whose fileName (or source) equals `source`; with by_id: true ' +
+      'the one whose contextId is `source` (a documentId removes the memory with all its passages). Once it ' +
+      'returns, search_memory never finds what was deleted.',
+    scope: 'context:delete',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    input: DeleteMemoryInput,
+    output: DeleteMemoryOutput,
+    async run(store, principal, { source, by_id }) {
+      await store.delete(principal, { source, ...(by_id === undefined ? {} : { by_id }) });
+      return { deleted: true as const };
+    },
+  }),
+  defineTool({
+    name: 'list_documents',
+    title: 'List memories',
+    description: 'Lists the stored memories you can see (one entry per memory, without its text), a page at a time.',
+    scope: 'context:read',
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    input: ListDocumentsInput,
+    output: ListDocumentsOutput,
+    async run(store, principal, { organization_id, cursor }) {
+      const page = await store.viewDocs(principal, {
+        ...(organization_id === undefined ? {} : { organization_id }),
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      return { documents: page.items, nextCursor: page.nextCursor };
+    },
+  }),
+];
