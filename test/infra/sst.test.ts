@@ -97,7 +97,7 @@ describe('sst.config.ts', () => {
     const mcp = functionFor('mcp');
     expect(existsSync('functions/mcp.ts')).toBe(true);
     expect(built.bundles.get('mcp')?.exports).toContain('handler');
-    expect(mcp.args).toMatchObject({ handler: 'index.handler', runtime: 'nodejs20.x', url: { authorization: 'none' } });
+    expect(mcp.args).toMatchObject({ handler: 'index.handler', runtime: 'nodejs24.x', url: { authorization: 'none' } });
     expect(mcp.args.streaming).toBeFalsy(); // one JSON answer per message: nothing to stream
     const cors = (mcp.args.url as { cors: { allowOrigins: string[]; allowHeaders: string[]; exposeHeaders: string[] } })
       .cors;
