@@ -6,7 +6,6 @@ import type { ServiceInputs } from '@memgate/adapters/services/index';
 import { systemClock } from '@memgate/core/clock';
 import {
   type BaseDeps,
-  createJsonLogger,
   createTokenVerifier,
   type Logger,
   notFoundHandler,
@@ -16,6 +15,7 @@ import {
 } from '@memgate/http';
 import { Hono } from 'hono';
 import { nodeFetch } from './node-fetch.ts';
+import { awsRequestIdOf, createLambdaObservability, type LambdaObservability } from './observability.ts';
 
 /**
  * The AWS composition root, run once per cold start. Linked resources and secrets arrive as plain environment
@@ -26,6 +26,8 @@ import { nodeFetch } from './node-fetch.ts';
 export interface AwsRuntime {
   config: Config;
   logger: Logger;
+  /** Powertools: the logger above, the invocation's context in it, and EMF metrics. */
+  observability: LambdaObservability;
   inputs: ServiceInputs;
 }
 
@@ -47,7 +49,11 @@ export function createAwsRuntime(env: Record<string, string | undefined> = proce
   if (config.VECTOR_STORE !== 'pinecone') {
     throw new Error('invalid configuration: the AWS runtime needs VECTOR_STORE=pinecone');
   }
-  const logger = createJsonLogger({ level: config.LOG_LEVEL, base: { fn: env.AWS_LAMBDA_FUNCTION_NAME } });
+  const observability = createLambdaObservability({
+    level: config.LOG_LEVEL,
+    serviceName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'memgate',
+  });
+  const { logger } = observability;
   const documentClient = createDocumentClient(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {});
   const apiKey = config.PINECONE_API_KEY as string;
   const vectorIndex = createPineconeVectorIndex({
@@ -60,6 +66,7 @@ export function createAwsRuntime(env: Record<string, string | undefined> = proce
   return {
     config,
     logger,
+    observability,
     inputs: {
       config,
       documentClient,
@@ -91,7 +98,8 @@ export function lambdaApp(area: (runtime: AwsRuntime & { base: BaseDeps }) => Ar
   const runtime = awsRuntime();
   const base: BaseDeps = { verifier: createTokenVerifier(verifierOptionsFor(runtime.config)), logger: runtime.logger };
   const app = new Hono();
-  app.use(requestLog(runtime.logger));
+  app.use(runtime.observability.middleware);
+  app.use(requestLog(runtime.logger, { requestIdOf: awsRequestIdOf }));
   app.route('/', area({ ...runtime, base }));
   app.notFound(notFoundHandler());
   app.onError(pathErrorHandler(runtime.logger));

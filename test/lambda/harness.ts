@@ -35,6 +35,8 @@ export async function startLambdaHarness(env: Record<string, string> = {}): Prom
   ]);
   Object.assign(process.env, {
     AWS_REGION: 'us-east-1',
+    // Set by Lambda for on-demand instances; Powertools reports cold starts only when it is.
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     TABLE_NAME: table.tableName,
     DYNAMODB_ENDPOINT: table.endpoint,
     VECTOR_STORE: 'pinecone',

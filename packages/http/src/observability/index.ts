@@ -1,2 +1,10 @@
-export { createJsonLogger, type LogFields, type Logger, type LogLevel, redactSecrets, silentLogger } from './logger.ts';
-export { requestLog } from './request-log.ts';
+export {
+  createJsonLogger,
+  type LogFields,
+  type Logger,
+  type LogLevel,
+  redactSecrets,
+  redactValue,
+  silentLogger,
+} from './logger.ts';
+export { type RequestIdOf, requestLog } from './request-log.ts';

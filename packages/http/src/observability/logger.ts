@@ -25,7 +25,8 @@ export function redactSecrets(text: string): string {
   return out;
 }
 
-function redactValue(value: unknown, depth = 0): unknown {
+/** A copy of a value with every string in it (to a depth of 4) passed through `redactSecrets`. */
+export function redactValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactSecrets(value);
   if (depth > 4 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));

@@ -43,13 +43,22 @@ function replyCollector(onReply: (reply: string) => void) {
   };
 }
 
+/**
+ * `Server-Timing: upstream;dur=…`: how long the model took to answer (to its response headers when streaming),
+ * for the caller and for the Lambda's upstream-latency metric.
+ */
+function withUpstreamTiming(headers: Record<string, string>, started: number): Record<string, string> {
+  return { ...headers, 'server-timing': `upstream;dur=${(performance.now() - started).toFixed(1)}` };
+}
+
 function invalidUpstreamJson(): MemgateError {
   return new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered with invalid JSON');
 }
 
 /** Sends the prepared request to the model and shapes the HTTP response (raw bytes when the model allows). */
 export async function forwardCompletion(input: ForwardInput): Promise<Response> {
-  const { model, request, headers, clientSignal, keepAliveMs, onReply } = input;
+  const { model, request, clientSignal, keepAliveMs, onReply } = input;
+  let { headers } = input;
   const upstream = new AbortController();
   const abort = () => upstream.abort();
   clientSignal.addEventListener('abort', abort, { once: true });
@@ -58,7 +67,9 @@ export async function forwardCompletion(input: ForwardInput): Promise<Response> 
   const noop = () => {};
 
   if (model.passthrough) {
+    const started = performance.now();
     const raw = await model.passthrough(request, options);
+    headers = withUpstreamTiming(headers, started);
     if (raw.status >= 400) {
       // DESIGN.md section 4: an upstream error status and body pass through.
       return new Response(raw.body, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });
@@ -94,7 +105,9 @@ export async function forwardCompletion(input: ForwardInput): Promise<Response> 
     });
     return new Response(body, { status: 200, headers: { ...headers, ...SSE_HEADERS } });
   }
+  const started = performance.now();
   const completion = await model.complete(request, options);
+  headers = withUpstreamTiming(headers, started);
   onReply?.(replyOf(completion));
   return new Response(JSON.stringify(completion), {
     status: 200,
