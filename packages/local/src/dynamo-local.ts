@@ -118,7 +118,9 @@ export async function startDynamoLocal({ dataDir }: { dataDir?: string } = {}): 
   process.once('exit', killNow);
   const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilReady(endpoint, child, 20_000);
+    // It answers in 2-5 s on an idle machine; the JVM's start-up is CPU-bound, and a busy 2-core machine has
+    // taken over 20 s, so allow a minute before calling it failed.
+    await waitUntilReady(endpoint, child, 60_000);
   } catch (error) {
     killNow();
     throw error;
