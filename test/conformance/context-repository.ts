@@ -132,6 +132,29 @@ export function contextRepositoryConformance(
       ).toHaveLength(1);
     });
 
+    it('refuses a cursor it did not issue, or one of another listing, as a validation error naming the cursor', async () => {
+      const repository = await factory();
+      const [a, b, owner] = [`user:${fresh()}`, `org:${fresh()}`, fresh()] as const;
+      await repository.putMany(
+        [a, b].flatMap((tenant) =>
+          Array.from({ length: 3 }, (_, i) =>
+            recordFor({ tenant, user_id: owner, kind: 'document', createdAt: `2026-01-0${i + 1}T00:00:00.000Z` }),
+          ),
+        ),
+      );
+      const cursor = (await repository.listByTenant(a, { limit: 1 })).nextCursor as string;
+      const refused = { kind: 'validation', field: 'cursor' };
+      await expect(repository.listByTenant(a, { limit: 1, cursor })).resolves.toMatchObject({ items: [{ tenant: a }] });
+      await expect(repository.listByTenant(b, { limit: 1, cursor })).rejects.toMatchObject(refused);
+      await expect(repository.listByTenant(a, { limit: 1, cursor, documentsOnly: true })).rejects.toMatchObject(
+        refused,
+      );
+      await expect(repository.listByOwner(owner, { limit: 1, cursor })).rejects.toMatchObject(refused);
+      await expect(repository.listByTenant(a, { limit: 1, cursor: 'not-a-cursor' })).rejects.toMatchObject(refused);
+      const ownerCursor = (await repository.listByOwner(owner, { limit: 1 })).nextCursor as string;
+      await expect(repository.listByOwner(fresh(), { limit: 1, cursor: ownerCursor })).rejects.toMatchObject(refused);
+    });
+
     it('transitions only from the allowed statuses, keeping indexed in step, and reports who moved', async () => {
       const repository = await factory();
       const pending = recordFor({ status: 'pending', indexed: false });

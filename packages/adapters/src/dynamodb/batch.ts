@@ -5,7 +5,6 @@ import {
   type BatchWriteCommandInput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { invalid } from '@memgate/core';
 
 /** DynamoDB's per-request limits. */
 export const WRITE_BATCH = 25;
@@ -78,21 +77,4 @@ export async function batchGet(
     }
   });
   return found;
-}
-
-/** Opaque pagination cursor: DynamoDB's LastEvaluatedKey as base64url JSON. */
-export function encodeCursor(key: Record<string, unknown> | undefined): string | null {
-  return key ? Buffer.from(JSON.stringify(key)).toString('base64url') : null;
-}
-
-/** A cursor that is not one of ours (tampered, truncated) is the caller's mistake: 400 naming `cursor`. */
-export function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
-  if (!cursor) return undefined;
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (typeof key === 'object' && key !== null && !Array.isArray(key)) return key as Record<string, unknown>;
-  } catch {
-    // below
-  }
-  throw invalid('is not a cursor returned by this listing', 'cursor');
 }

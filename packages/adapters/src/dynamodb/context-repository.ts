@@ -13,7 +13,8 @@
  *   remove them in the same conditional update that changes the status, so the cleanup's work list is exact.
  *   Transitions go 25 at a time as conditional PartiQL updates (BatchExecuteStatement), see context-transitions.ts.
  *   (One partition: unsettled records are few and short-lived; shard it if that ever stops being true.)
- * - Cursors are DynamoDB's LastEvaluatedKey, base64url JSON, opaque to callers.
+ * - Cursors are DynamoDB's LastEvaluatedKey, base64url JSON, opaque to callers and checked when they come back:
+ *   only a key of the index and partition being listed is accepted (cursor.ts).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
@@ -23,7 +24,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus, SearchRecord } from '@memgate/core';
-import { batchGet, batchWrite, decodeCursor, encodeCursor } from './batch.ts';
+import { batchGet, batchWrite } from './batch.ts';
 import {
   fromItem,
   ownerPartition,
@@ -35,7 +36,8 @@ import {
   unsettledKey,
 } from './context-items.ts';
 import { transitionInBatches } from './context-transitions.ts';
-import { TABLE_KEYS } from './table.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { type IndexName, TABLE_KEYS } from './table.ts';
 
 const { indexes } = TABLE_KEYS;
 /** Conditional updates in flight at once for one transition call. */
@@ -53,17 +55,37 @@ export function createDynamoContextRepository({
   tableName,
   clock,
 }: DynamoContextRepositoryOptions): ContextRepository {
-  /** Pages through one index until `limit` items are collected (a Query also stops at 1 MB). */
+  /**
+   * Pages through one partition of one index until `limit` items are collected (a Query also stops at 1 MB).
+   * The key condition is built here, so the partition a cursor must belong to is the one queried.
+   */
   async function queryPage(
-    input: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>,
+    index: IndexName,
+    partition: string,
+    input: Omit<
+      QueryCommandInput,
+      'TableName' | 'IndexName' | 'KeyConditionExpression' | 'Limit' | 'ExclusiveStartKey'
+    > & {
+      sortCondition?: string;
+    },
     cursor: string | undefined,
     limit: number,
   ): Promise<Page<ContextRecord>> {
+    const keys = indexes[index];
+    const { sortCondition, ExpressionAttributeNames, ExpressionAttributeValues, ...rest } = input;
+    const query = {
+      ...rest,
+      TableName: tableName,
+      IndexName: index,
+      KeyConditionExpression: `#pk = :pk${sortCondition ? ` AND ${sortCondition}` : ''}`,
+      ExpressionAttributeNames: { ...ExpressionAttributeNames, '#pk': keys.partition },
+      ExpressionAttributeValues: { ...ExpressionAttributeValues, ':pk': partition },
+    };
     const items: ContextRecord[] = [];
-    let start = decodeCursor(cursor);
+    let start = decodeCursor(cursor, { index: keys, partition });
     do {
       const result = await client.send(
-        new QueryCommand({ ...input, TableName: tableName, Limit: limit - items.length, ExclusiveStartKey: start }),
+        new QueryCommand({ ...query, Limit: limit - items.length, ExclusiveStartKey: start }),
       );
       for (const item of result.Items ?? []) items.push(fromItem(item));
       start = result.LastEvaluatedKey;
@@ -77,18 +99,7 @@ export function createDynamoContextRepository({
     cursor: string | undefined,
     limit: number,
   ): Promise<Page<ContextRecord>> {
-    const keys = indexes[index];
-    return queryPage(
-      {
-        IndexName: index,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': keys.partition },
-        ExpressionAttributeValues: { ':pk': partition },
-        ScanIndexForward: false,
-      },
-      cursor,
-      limit,
-    );
+    return queryPage(index, partition, { ScanIndexForward: false }, cursor, limit);
   }
 
   /** One conditional update: moves the record only from an allowed status; false when it was not there. */
@@ -199,14 +210,13 @@ export function createDynamoContextRepository({
     async listByOwner(userId, { documentsOnly = false, cursor, limit }) {
       if (!documentsOnly) return listNewestFirst('byOwner', ownerPartition(userId), cursor, limit);
       // No documents-by-owner index: filter the owner's partition (the cursor still advances over chunks).
-      const keys = indexes.byOwner;
       return queryPage(
+        'byOwner',
+        ownerPartition(userId),
         {
-          IndexName: 'byOwner',
-          KeyConditionExpression: '#pk = :pk',
           FilterExpression: '#kind = :document',
-          ExpressionAttributeNames: { '#pk': keys.partition, '#kind': 'kind' },
-          ExpressionAttributeValues: { ':pk': ownerPartition(userId), ':document': 'document' },
+          ExpressionAttributeNames: { '#kind': 'kind' },
+          ExpressionAttributeValues: { ':document': 'document' },
           ScanIndexForward: false,
         },
         cursor,
@@ -215,13 +225,13 @@ export function createDynamoContextRepository({
     },
 
     listUnsettled({ before, cursor, limit }) {
-      const keys = indexes.unsettled;
       return queryPage(
+        'unsettled',
+        UNSETTLED_PARTITION,
         {
-          IndexName: 'unsettled',
-          KeyConditionExpression: '#pk = :pk AND #sk < :before',
-          ExpressionAttributeNames: { '#pk': keys.partition, '#sk': keys.sort },
-          ExpressionAttributeValues: { ':pk': UNSETTLED_PARTITION, ':before': before },
+          sortCondition: '#sk < :before',
+          ExpressionAttributeNames: { '#sk': indexes.unsettled.sort },
+          ExpressionAttributeValues: { ':before': before },
           ScanIndexForward: true,
         },
         cursor,

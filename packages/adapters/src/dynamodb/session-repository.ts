@@ -12,7 +12,8 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChatReplay, ChatSession, Page, SessionRepository } from '@memgate/core';
-import { batchWrite, decodeCursor, encodeCursor } from './batch.ts';
+import { batchWrite } from './batch.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
 import {
   EXPIRING_PARTITION,
   isLive,
@@ -71,7 +72,7 @@ export function createDynamoSessionRepository({
     cursor?: string;
     limit: number;
   }): Promise<Page<string>> {
-    const startKey = decodeCursor(cursor);
+    const startKey = decodeCursor(cursor, { index: byExpiry, partition: EXPIRING_PARTITION });
     const result = await client.send(
       new QueryCommand({
         TableName: tableName,

@@ -20,11 +20,18 @@ function encodeCursor(cursor: ViewCursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString('base64url');
 }
 
-function decodeCursor(text: string | undefined): ViewCursor {
+/**
+ * A cursor comes back from the caller: it must name one of the caller's partitions of this listing. The position
+ * inside it (`c`) is the repository's to check, against the partition and index it is used on.
+ */
+function decodeCursor(text: string | undefined, partitions: number): ViewCursor {
   if (text === undefined || text === '') return { t: 0, c: null };
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as ViewCursor;
-    if (Number.isInteger(value.t) && value.t >= 0 && (value.c === null || typeof value.c === 'string')) return value;
+    const { t, c } = value ?? {};
+    if (Number.isInteger(t) && t >= 0 && t < partitions && (c === null || (typeof c === 'string' && c !== ''))) {
+      return { t, c };
+    }
   } catch {
     // fall through to the 400 below
   }
@@ -50,8 +57,8 @@ async function listVisible(
   documentsOnly: boolean,
 ): Promise<Page<ContextRecord>> {
   const limit = limitOf(input);
-  const position = decodeCursor(input.cursor);
   const { tenants, ownerId } = readScope(principal, { userId: input.user_id, organizationId: input.organization_id });
+  const position = decodeCursor(input.cursor, tenants.length);
   const matches = (record: ContextRecord) =>
     (ownerId === undefined || record.user_id === ownerId) &&
     (input.context_type === undefined || record.context_type === input.context_type) &&
