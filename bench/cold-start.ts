@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { signLocalToken } from '@memgate/local/token';
 import { loadedBytes } from '../scripts/build.ts';
+import { lambdaNodeBinary } from '../scripts/lambda-node.mjs';
 import { httpEvent } from '../test/support/lambda.ts';
 
 /** Timings of one cold start, measured inside the fresh process. */
@@ -68,8 +69,9 @@ export function measureColdStart(
   }: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ColdStart> {
   return new Promise((resolve, reject) => {
+    // On the Node major the functions deploy with (infra/runtime.ts), where the registry's binary is installed.
     const child = spawn(
-      process.execPath,
+      lambdaNodeBinary() ?? process.execPath,
       [...nodeArgs, '--input-type=module', '-e', CHILD, pathToFileURL(bundlePath).href, JSON.stringify(event)],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs },
     );

