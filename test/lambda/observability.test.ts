@@ -123,9 +123,8 @@ describe('Lambda observability (Powertools)', () => {
       contextInjected: 0,
     });
     expect(metrics?.upstreamLatency).toBeGreaterThanOrEqual(0);
-    const names = (
-      metrics?._aws as { CloudWatchMetrics: { Metrics: { Name: string }[] }[] }
-    ).CloudWatchMetrics[0]?.Metrics.map((metric) => metric.Name);
+    const declared = metrics?._aws as { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } | undefined;
+    const names = declared?.CloudWatchMetrics[0]?.Metrics.map((metric) => metric.Name);
     expect(names).toEqual(
       expect.arrayContaining(['requests', 'upstreamLatency', 'tokensSaved', 'messagesDropped', 'contextInjected']),
     );
