@@ -196,6 +196,31 @@ export function contextRepositoryConformance(
       expect(await mine('2020-02-01T00:00:00.000Z')).toEqual(['deleting', 'failed']);
     });
 
+    it('deletes only rows still in the given status, and reports which', async () => {
+      const repository = await factory();
+      const deleting = recordFor({ status: 'deleting', indexed: false });
+      const readded = recordFor({ status: 'indexed' });
+      await repository.putMany([deleting, readded]);
+      const gone = await repository.deleteWhere([deleting._id, readded._id, 'missing'], 'deleting');
+      expect(gone).toEqual([deleting._id]);
+      expect(await repository.getMany([deleting._id, readded._id])).toEqual([readded]);
+    });
+
+    it("deletes a document's chunks only while the document is in the given status, past one transaction", async () => {
+      const repository = await factory();
+      const document = recordFor({ kind: 'document', status: 'deleting', indexed: false });
+      const chunks = Array.from({ length: 120 }, () => recordFor({ document_id: document._id }));
+      const ids = chunks.map((chunk) => chunk._id);
+      await repository.putMany([document, ...chunks]);
+      expect(await repository.deleteChildrenWhile(document._id, ids, 'deleting')).toBe(true);
+      expect(await repository.getMany(ids)).toEqual([]);
+      // Added again: the document left `deleting`, so its (new) chunks stay.
+      await repository.putMany([{ ...document, status: 'indexed', indexed: true }, ...chunks]);
+      expect(await repository.deleteChildrenWhile(document._id, ids, 'deleting')).toBe(false);
+      expect(await repository.getMany(ids)).toHaveLength(120);
+      expect(await repository.deleteChildrenWhile('missing', ids, 'deleting')).toBe(false);
+    });
+
     it('counts attempts per record; a missing record counts 0', async () => {
       const repository = await factory();
       const record = recordFor({ status: 'pending', indexed: false });

@@ -64,6 +64,18 @@ export function createMemoryRepository(clock: { now(): Date }) {
       await turn();
       for (const id of ids) rows.delete(id);
     },
+    async deleteWhere(ids, status) {
+      await turn();
+      const deleted = ids.filter((id) => rows.get(id)?.status === status);
+      for (const id of deleted) rows.delete(id);
+      return deleted;
+    },
+    async deleteChildrenWhile(guardId, ids, status) {
+      await turn();
+      if (rows.get(guardId)?.status !== status) return false;
+      for (const id of ids) rows.delete(id);
+      return true;
+    },
     async listByTenant(tenant, { documentsOnly = false, cursor, limit }) {
       await turn();
       const items = [...rows.values()].filter(

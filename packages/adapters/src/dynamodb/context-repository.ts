@@ -35,6 +35,7 @@ import {
   UNSETTLED_PARTITION,
   unsettledKey,
 } from './context-items.ts';
+import { deleteChildrenWhile, deleteWhereStatus } from './context-removal.ts';
 import { transitionInBatches } from './context-transitions.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { type IndexName, TABLE_KEYS } from './table.ts';
@@ -201,6 +202,14 @@ export function createDynamoContextRepository({
         tableName,
         unique.map((id) => ({ DeleteRequest: { Key: recordKey(id) } })),
       );
+    },
+
+    deleteWhere(ids, status) {
+      return deleteWhereStatus(client, tableName, ids, status);
+    },
+
+    deleteChildrenWhile(guardId, ids, status) {
+      return deleteChildrenWhile(client, tableName, guardId, ids, status);
     },
 
     listByTenant(tenant, { documentsOnly = false, cursor, limit }) {

@@ -154,9 +154,14 @@ describe('runCleanup', () => {
   });
 
   it('finishes a deletion: vectors first, then rows, chunks of a deleted document included', async () => {
-    const doc = record('doc-1', { kind: 'document', status: 'deleting', children_context_nodes: ['c1', 'c2'] });
-    const c1 = record('c1', { status: 'deleting' });
-    const c2 = record('c2', { status: 'indexed' });
+    // A document's chunks are `<documentId>.<position>` (ids.ts): that is how a removal tells them from chained documents.
+    const doc = record('doc-1', {
+      kind: 'document',
+      status: 'deleting',
+      children_context_nodes: ['doc-1.00000', 'doc-1.00001'],
+    });
+    const c1 = record('doc-1.00000', { status: 'deleting' });
+    const c2 = record('doc-1.00001', { status: 'indexed' });
     await repo.repository.putMany([doc, c1, c2]);
     await vectors.index.upsert(TENANT, [vector(c1), vector(c2)]);
     expect(await run()).toMatchObject({ deletedRecords: 3, complete: true });

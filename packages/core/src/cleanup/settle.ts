@@ -1,4 +1,5 @@
 import type { ContextRecord } from '../context/record.ts';
+import { removeDeleting } from '../context/store/removal.ts';
 import type { CleanupOptions, CleanupReport } from './ports.ts';
 import { byTenant, deleteVectorsOf, vectorItemOf } from './vectors.ts';
 
@@ -93,30 +94,19 @@ export function createSettler(settings: Settings, report: CleanupReport) {
     }
   }
 
-  /** Vectors first, rows last: a crash in between leaves rows in `deleting`, which the next run finishes. */
+  /**
+   * Vectors first, rows last (a crash in between leaves rows in `deleting`, which the next run finishes), each
+   * record re-read first and removed only while still `deleting`: the list came from the unsettled index a while
+   * ago, and the same document may have been added again since (removeDeleting says how).
+   */
   async function finishDeletions(records: readonly ContextRecord[]): Promise<void> {
-    const documents = records.filter((record) => record.kind === 'document');
-    const children = documents.flatMap((document) => document.children_context_nodes);
-    const chunks = children.length > 0 ? await repository.getMany(children) : [];
-    const extra = documents.flatMap((document) =>
-      childChunksOf(document, chunks).filter((chunk) => !records.some((record) => record._id === chunk._id)),
+    if (records.length === 0) return;
+    const removal = await removeDeleting(
+      settings,
+      records.map((record) => record._id),
     );
-    // A chunk still visible under a deleted document is hidden first, like the store's own delete does.
-    if (extra.length > 0) {
-      await repository.transition(
-        extra.map((chunk) => chunk._id),
-        ['pending', 'indexed', 'failed'],
-        'deleting',
-      );
-    }
-    const all = [...records, ...extra];
-    report.deletedVectors += await deleteVectorsOf(index, all);
-    // Chunk rows before document rows: a document left in `deleting` is how the next run finds its chunks.
-    for (const kind of ['chunk', 'document'] as const) {
-      const ids = all.filter((record) => record.kind === kind).map((record) => record._id);
-      if (ids.length > 0) await repository.deleteMany(ids);
-    }
-    report.deletedRecords += all.length;
+    report.deletedVectors += removal.vectors;
+    report.deletedRecords += removal.records;
   }
 
   return async function settlePage(records: readonly ContextRecord[]): Promise<void> {

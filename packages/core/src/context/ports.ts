@@ -75,7 +75,18 @@ export interface ContextRepository {
    * returns the ids that moved. Used for pending→indexed and indexed→deleting without racing a concurrent writer.
    */
   transition(ids: readonly string[], from: readonly RecordStatus[], to: RecordStatus): Promise<string[]>;
+  /**
+   * Unconditional: only for rows no concurrent request can write again. Removing what a delete hid goes through
+   * deleteWhere/deleteChildrenWhile, so a document added again meanwhile keeps its new rows.
+   */
   deleteMany(ids: readonly string[]): Promise<void>;
+  /** Deletes the rows of `ids` that are still in `status` (conditional deletes); returns the ids deleted. */
+  deleteWhere(ids: readonly string[], status: RecordStatus): Promise<string[]>;
+  /**
+   * Deletes the rows of `ids` (a document's chunks) only while the record `guardId` (the document) is in `status`;
+   * returns false, keeping the rows not yet deleted, as soon as it is not.
+   */
+  deleteChildrenWhile(guardId: string, ids: readonly string[], status: RecordStatus): Promise<boolean>;
   /** Records of one tenant partition, newest first. `documentsOnly` uses the sparse documents index. */
   listByTenant(
     tenant: TenantKey,

@@ -7,6 +7,7 @@ import { resolveOwner } from './access.ts';
 import { type ContextStoreDeps, indexingFailed } from './deps.ts';
 import { isChunkOf } from './ids.ts';
 import { type BuiltDocument, buildDocument, chainDocuments } from './records.ts';
+import { removeDeleting } from './removal.ts';
 
 export const MAX_DOCUMENTS = 100;
 export const MAX_DOCUMENT_CHARS = 1_000_000;
@@ -116,8 +117,7 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
   await deps.repository.transition([...unique.keys()], ['pending'], 'indexed');
   if (stale.length > 0) {
     try {
-      await deps.index.delete(tenant, stale);
-      await deps.repository.deleteMany(stale);
+      await removeDeleting(deps, stale);
     } catch (error) {
       // Already hidden; the cleanup finishes removing them. The add itself succeeded.
       deps.log?.('warn', 'context add: removing replaced chunks failed, left to the cleanup', {

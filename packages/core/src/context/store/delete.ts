@@ -4,7 +4,7 @@ import type { ContextRecord, RecordStatus } from '../record.ts';
 import type { DeleteInput } from '../service.ts';
 import { requireActingFor, requireMembership } from './access.ts';
 import type { ContextStoreDeps } from './deps.ts';
-import { isChunkOf } from './ids.ts';
+import { removeDeleting } from './removal.ts';
 
 const LIVE: readonly RecordStatus[] = ['pending', 'indexed', 'failed'];
 const PAGE = 500;
@@ -52,9 +52,10 @@ async function targetsByDocument(deps: ContextStoreDeps, input: DeleteInput, sco
 
 /**
  * Delete (DESIGN.md section 3). Hides first (documents, or a lone chunk, move to `deleting`; a document's status
- * hides its chunks), then removes vectors, then rows. A lone chunk stays listed in its document's children (no
- * unconditional rewrite of the document, which could race a concurrent delete); readers skip ids with no row. Once hidden the delete is acknowledged: a later failure is left to the
- * cleanup, which finishes from the `deleting` rows.
+ * hides its chunks), then removes vectors, then rows (removeDeleting: never rows the same document got again
+ * meanwhile). A lone chunk stays listed in its document's children (no unconditional rewrite of the document, which
+ * could race a concurrent delete); readers skip ids with no row. Once hidden the delete is acknowledged: a later
+ * failure is left to the cleanup, which finishes from the `deleting` rows.
  */
 export async function deleteContext(deps: ContextStoreDeps, principal: Principal, input: DeleteInput): Promise<void> {
   if (typeof input.source !== 'string' || input.source === '') {
@@ -66,32 +67,17 @@ export async function deleteContext(deps: ContextStoreDeps, principal: Principal
   const targets = byId ? await targetsById(deps, principal, input, scope) : await targetsByDocument(deps, input, scope);
   if (targets.length === 0) return;
 
-  const hidden = new Set(
-    await deps.repository.transition(
-      targets.map((record) => record._id),
-      LIVE,
-      'deleting',
-    ),
+  const hidden = await deps.repository.transition(
+    targets.map((record) => record._id),
+    LIVE,
+    'deleting',
   );
-  const gone = targets.filter((record) => hidden.has(record._id));
-  const vectors = new Map<TenantKey, string[]>();
-  const rows: string[] = [];
-  for (const record of gone) {
-    const ids =
-      record.kind === 'document'
-        ? record.children_context_nodes.filter((id) => isChunkOf(id, record._id))
-        : [record.corresponding_vector_id];
-    vectors.set(record.tenant, [...(vectors.get(record.tenant) ?? []), ...ids]);
-    rows.push(...(record.kind === 'document' ? ids : []));
-  }
+  if (hidden.length === 0) return;
   try {
-    for (const [tenant, ids] of vectors) if (ids.length > 0) await deps.index.delete(tenant, ids);
-    // Chunks before their documents: a document row in `deleting` is what lets the cleanup find its chunks.
-    if (rows.length > 0) await deps.repository.deleteMany(rows);
-    await deps.repository.deleteMany(gone.map((record) => record._id));
+    await removeDeleting(deps, hidden);
   } catch (error) {
     deps.log?.('warn', 'context delete: records hidden, removal left to the cleanup', {
-      records: gone.length,
+      records: hidden.length,
       error: String(error),
     });
   }
