@@ -91,7 +91,7 @@ export function createMemoryRepository(clock: { now(): Date }) {
     async listUnsettled({ before, cursor, limit }) {
       await turn();
       const items = [...rows.values()]
-        .filter((row) => row.status !== 'indexed' && row.updatedAt < before)
+        .filter((row) => (row.status === 'pending' || row.status === 'deleting') && row.updatedAt < before)
         .sort((a, b) => unsettledKey(a).localeCompare(unsettledKey(b)));
       return pageAfter(structuredClone(items), unsettledKey, cursor, limit);
     },

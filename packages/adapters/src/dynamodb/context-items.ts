@@ -14,9 +14,15 @@ export const ownerPartition = (userId: string) => `ctx#owner#${userId}`;
 export const newestKey = (record: Pick<ContextRecord, 'createdAt' | '_id'>) => `${record.createdAt}#${record._id}`;
 export const unsettledKey = (updatedAt: string, id: string) => `${updatedAt}#${id}`;
 
-/** The attributes that put an item in the unsettled index (or remove it): present exactly when not `indexed`. */
+/**
+ * Whether a record is on the cleanup's work list: `pending` and `deleting` are, `indexed` and `failed` are not (the
+ * cleanup gave up on a failed record; reading it again on every run would cost a read per run forever).
+ */
+export const isUnsettled = (status: RecordStatus) => status === 'pending' || status === 'deleting';
+
+/** The attributes that put an item in the unsettled index: present exactly while the record is unsettled. */
 export function unsettledAttributes(status: RecordStatus, updatedAt: string, id: string) {
-  return status === 'indexed'
+  return !isUnsettled(status)
     ? undefined
     : { [indexes.unsettled.partition]: UNSETTLED_PARTITION, [indexes.unsettled.sort]: unsettledKey(updatedAt, id) };
 }

@@ -27,6 +27,7 @@ import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus, Searc
 import { batchGet, batchWrite } from './batch.ts';
 import {
   fromItem,
+  isUnsettled,
   ownerPartition,
   recordKey,
   SEARCH_PROJECTION,
@@ -107,14 +108,14 @@ export function createDynamoContextRepository({
   async function transitionOne(id: string, from: readonly RecordStatus[], to: RecordStatus): Promise<boolean> {
     const now = clock.now().toISOString();
     const fromValues = Object.fromEntries(from.map((status, i) => [`:from${i}`, status]));
-    const unsettled = to === 'indexed';
+    const settles = !isUnsettled(to);
     try {
       await client.send(
         new UpdateCommand({
           TableName: tableName,
           Key: recordKey(id),
           ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(fromValues).join(', ')})`,
-          UpdateExpression: unsettled
+          UpdateExpression: settles
             ? 'SET #status = :to, #indexed = :indexed, #updatedAt = :now REMOVE #upk, #usk'
             : 'SET #status = :to, #indexed = :indexed, #updatedAt = :now, #upk = :upk, #usk = :usk',
           ExpressionAttributeNames: {
@@ -129,7 +130,7 @@ export function createDynamoContextRepository({
             ':to': to,
             ':indexed': to === 'indexed',
             ':now': now,
-            ...(unsettled ? {} : { ':upk': UNSETTLED_PARTITION, ':usk': unsettledKey(now, id) }),
+            ...(settles ? {} : { ':upk': UNSETTLED_PARTITION, ':usk': unsettledKey(now, id) }),
           },
         }),
       );

@@ -1,7 +1,7 @@
 import { BatchExecuteStatementCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RecordStatus } from '@memgate/core';
 import { groupsOf, WRITE_BATCH } from './batch.ts';
-import { RECORD_SORT_KEY, UNSETTLED_PARTITION, unsettledKey } from './context-items.ts';
+import { isUnsettled, RECORD_SORT_KEY, UNSETTLED_PARTITION, unsettledKey } from './context-items.ts';
 import { TABLE_KEYS } from './table.ts';
 
 const { unsettled } = TABLE_KEYS.indexes;
@@ -21,7 +21,7 @@ export async function transitionInBatches(
   now: string,
 ): Promise<{ moved: Set<string>; retry: string[] }> {
   const placeholders = from.map(() => '?').join(', ');
-  const settles = to === 'indexed';
+  const settles = !isUnsettled(to);
   const statement = settles
     ? `UPDATE "${tableName}" SET "status" = ? SET "indexed" = ? SET "updatedAt" = ? REMOVE "${unsettled.partition}" REMOVE "${unsettled.sort}" WHERE "pk" = ? AND "sk" = ? AND "status" IN [${placeholders}]`
     : `UPDATE "${tableName}" SET "status" = ? SET "indexed" = ? SET "updatedAt" = ? SET "${unsettled.partition}" = ? SET "${unsettled.sort}" = ? WHERE "pk" = ? AND "sk" = ? AND "status" IN [${placeholders}]`;

@@ -111,6 +111,9 @@ export function createSettler(settings: Settings, report: CleanupReport) {
 
   return async function settlePage(records: readonly ContextRecord[]): Promise<void> {
     await finishDeletions(records.filter((record) => record.status === 'deleting'));
+    // Failed records are off the work list; one still on it (written before they left it) is taken off once.
+    const failed = records.filter((record) => record.status === 'failed').map((record) => record._id);
+    if (failed.length > 0) await repository.transition(failed, ['failed'], 'failed');
     const pending = records.filter((record) => record.status === 'pending');
     for (const document of pending.filter((record) => record.kind === 'document')) await settleDocument(document);
     await reindexChunks(pending.filter((record) => record.kind === 'chunk'));

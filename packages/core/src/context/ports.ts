@@ -97,7 +97,10 @@ export interface ContextRepository {
     userId: string,
     options: { documentsOnly?: boolean; cursor?: string; limit: number },
   ): Promise<Page<ContextRecord>>;
-  /** Records not in `indexed` state (pending, deleting, failed) last updated before `before` (ISO), oldest first. */
+  /**
+   * The cleanup's work list: records `pending` or `deleting` last updated before `before` (ISO), oldest first.
+   * `indexed` and `failed` records are not on it (the cleanup gave up on a failed one; see ARCHITECTURE.md).
+   */
   listUnsettled(options: { before: string; cursor?: string; limit: number }): Promise<Page<ContextRecord>>;
   /** Increments the cleanup's re-index attempt counter; returns the new count. */
   countAttempt(id: string): Promise<number>;
