@@ -1,6 +1,14 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  modelList,
+  responseObject,
+  type StubToolCall,
+  toolCallCompletion,
+  toolCallDeltas,
+  writeResponseEvents,
+} from './upstream-stub-openai.ts';
 
 /** One request the stub received, as the upstream saw it. */
 export interface RecordedRequest {
@@ -12,7 +20,7 @@ export interface RecordedRequest {
 }
 
 /**
- * What the stub does with the next `/chat/completions` requests. `reply` is the assistant text; streaming splits it
+ * What the stub does with the next requests (`/chat/completions`, `/responses`, `GET /models`). `reply` is the assistant text; streaming splits it
  * into `chunks` (default: words). Behaviours compose: e.g. `{ chunkDelayMs: 50, failAfterChunks: 2 }`.
  */
 export interface StubBehavior {
@@ -36,6 +44,10 @@ export interface StubBehavior {
   /** Send a 3xx redirect to this location. */
   redirectTo?: string;
   model?: string;
+  /** Answer with this tool call instead of text (chat completions and /responses). */
+  toolCall?: StubToolCall;
+  /** Extra headers on every answer (request id, rate limits…). */
+  headers?: Record<string, string>;
 }
 
 export interface UpstreamStub {
@@ -77,6 +89,10 @@ function chunkLine(id: string, model: string, delta: Record<string, unknown>, fi
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
+function usageLine(id: string, model: string, usage: unknown): string {
+  return `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model, choices: [], usage })}\n\n`;
+}
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A local OpenAI-compatible upstream for tests and benchmarks: records requests, answers as told. */
@@ -116,6 +132,7 @@ export async function startUpstreamStub(
       res.writeHead(302, { location: now.redirectTo }).end();
       return;
     }
+    if (now.headers) for (const [name, value] of Object.entries(now.headers)) res.setHeader(name, value);
     if (now.error) {
       res.writeHead(now.error.status, { 'content-type': 'application/json', ...now.error.headers });
       res.end(typeof now.error.body === 'string' ? now.error.body : JSON.stringify(now.error.body));
@@ -125,18 +142,40 @@ export async function startUpstreamStub(
       res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' }).end(now.garbage);
       return;
     }
+    if (req.method === 'GET' && req.url?.endsWith('/models')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(modelList(model)));
+      return;
+    }
+    if (req.url?.endsWith('/responses')) {
+      if (!body.stream) {
+        const response = responseObject(reply, model, now.toolCall);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      writeResponseEvents(res, model, now.chunks ?? reply.split(/(?<= )/));
+      return;
+    }
     if (req.url?.endsWith('/chat/completions') !== true) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
       return;
     }
     if (!body.stream) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completionOf(reply, model)));
+      const completion = now.toolCall ? toolCallCompletion(model, now.toolCall) : completionOf(reply, model);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion));
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.flushHeaders();
     const id = `chatcmpl-stub-${Date.now()}`;
     res.write(chunkLine(id, model, { role: 'assistant', content: '' }, null));
+    if (now.toolCall) {
+      for (const delta of toolCallDeltas(now.toolCall)) res.write(chunkLine(id, model, delta, null));
+      res.write(chunkLine(id, model, {}, 'tool_calls'));
+      if (body.stream_options?.include_usage) res.write(usageLine(id, model, completionOf('', model).usage));
+      res.end('data: [DONE]\n\n');
+      return;
+    }
     const pieces = now.chunks ?? reply.split(/(?<= )/);
     for (let index = 0; index < pieces.length; index += 1) {
       if (now.failAfterChunks !== undefined && index === now.failAfterChunks) {
@@ -152,12 +191,7 @@ export async function startUpstreamStub(
       res.write(chunkLine(id, model, { content: pieces[index] }, null));
     }
     res.write(chunkLine(id, model, {}, 'stop'));
-    if (body.stream_options?.include_usage) {
-      const usage = completionOf(reply, model).usage;
-      res.write(
-        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model, choices: [], usage })}\n\n`,
-      );
-    }
+    if (body.stream_options?.include_usage) res.write(usageLine(id, model, completionOf(reply, model).usage));
     res.end('data: [DONE]\n\n');
   }
 

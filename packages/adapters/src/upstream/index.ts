@@ -4,6 +4,7 @@ import {
   type ChatModel,
   MemgateError,
   type RawCompletionResponse,
+  type RelayCall,
 } from '@memgate/core';
 import { createParser } from 'eventsource-parser';
 import { fetch } from 'undici';
@@ -13,7 +14,7 @@ import { redirectRefused, UpstreamStatusError, upstreamFailure } from './errors.
 export { UpstreamStatusError } from './errors.ts';
 
 export interface UpstreamModelOptions {
-  /** Base URL of an OpenAI-compatible API; `/chat/completions` is appended. */
+  /** Base URL of an OpenAI-compatible API; `/chat/completions` (or `/responses`, `/models`) is appended. */
   baseUrl: string;
   apiKey?: string;
   /** `model` sent upstream instead of the caller's (DEFAULT_MODEL_UPSTREAM_ID). */
@@ -33,27 +34,33 @@ export function createUpstreamModel({
   timeoutMs,
   guard,
   id = 'upstream',
-}: UpstreamModelOptions): ChatModel & { passthrough: NonNullable<ChatModel['passthrough']> } {
-  const endpoint = `${guard.checkUrl(baseUrl).href.replace(/\/+$/, '')}/chat/completions`;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-  };
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+}: UpstreamModelOptions): ChatModel & {
+  passthrough: NonNullable<ChatModel['passthrough']>;
+  relay: NonNullable<ChatModel['relay']>;
+} {
+  const base = guard.checkUrl(baseUrl).href.replace(/\/+$/, '');
+  const auth: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  const postHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth };
+  const getHeaders = { accept: 'application/json', ...auth };
 
-  async function passthrough(
-    request: ChatCompletionRequest,
+  /** One call to `{base}/{path}`: status, content type, headers and body bytes as the upstream sent them. */
+  async function send(
+    path: string,
+    init: { method: 'GET' } | { method: 'POST'; body: object },
     options: { signal?: AbortSignal },
   ): Promise<RawCompletionResponse> {
-    const body = JSON.stringify(upstreamModel ? { ...request, model: upstreamModel } : request);
+    const body =
+      init.method === 'POST'
+        ? JSON.stringify(upstreamModel ? { ...init.body, model: upstreamModel } : init.body)
+        : undefined;
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(), timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
     try {
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers,
-        body,
+      const response = await fetch(`${base}/${path}`, {
+        method: init.method,
+        headers: init.method === 'GET' ? getHeaders : postHeaders,
+        ...(body === undefined ? {} : { body }),
         signal,
         redirect: 'manual',
         dispatcher: guard.dispatcher,
@@ -66,6 +73,7 @@ export function createUpstreamModel({
         status: response.status,
         contentType: response.headers.get('content-type') ?? 'application/json',
         body: (response.body ?? new Response('').body) as ReadableStream<Uint8Array>,
+        headers: response.headers as unknown as Headers,
       };
     } catch (error) {
       if (options.signal?.aborted) throw error;
@@ -73,6 +81,17 @@ export function createUpstreamModel({
     } finally {
       clearTimeout(timeout);
     }
+  }
+
+  function passthrough(
+    request: ChatCompletionRequest,
+    options: { signal?: AbortSignal },
+  ): Promise<RawCompletionResponse> {
+    return send('chat/completions', { method: 'POST', body: request }, options);
+  }
+
+  function relay(call: RelayCall, options: { signal?: AbortSignal }): Promise<RawCompletionResponse> {
+    return send(call.path, call.method === 'POST' ? { method: 'POST', body: call.body } : { method: 'GET' }, options);
   }
 
   async function complete(request: ChatCompletionRequest, options: { signal?: AbortSignal }): Promise<ChatCompletion> {
@@ -107,5 +126,5 @@ export function createUpstreamModel({
     }
   }
 
-  return { id, complete, stream, passthrough };
+  return { id, complete, stream, passthrough, relay };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decode, encode } from 'gpt-tokenizer';
+import { invalid } from '../errors/index.ts';
 import { lastUserIndex } from '../history/filter.ts';
 import { countMessageTokens, countTokens, messageText } from '../history/tokens.ts';
 import type { ChatCompletion, ChatCompletionRequest, ChatModel, Usage } from '../model/index.ts';
@@ -27,6 +28,33 @@ interface Answer {
   usage: Usage;
 }
 
+/** `max_completion_tokens` (current OpenAI name) or `max_tokens` (deprecated, still sent by many clients). */
+function answerTokenLimit(request: ChatCompletionRequest): number | undefined {
+  const limit = request.max_completion_tokens ?? request.max_tokens;
+  return typeof limit === 'number' ? limit : undefined;
+}
+
+/**
+ * Refuses, before any answer starts, what a quoting responder cannot honour: several choices, a JSON answer, a
+ * forced tool call. Everything else it honours (max tokens, include_usage) or may ignore (sampling parameters).
+ */
+export function checkExtractiveRequest(request: ChatCompletionRequest): void {
+  if (typeof request.n === 'number' && request.n !== 1) {
+    throw invalid(`${EXTRACTIVE_MODEL_ID} gives one answer per request; n must be 1`, 'n');
+  }
+  const format = (request.response_format as { type?: unknown } | null | undefined)?.type;
+  if (format !== undefined && format !== 'text') {
+    throw invalid(
+      `${EXTRACTIVE_MODEL_ID} answers in text by quoting stored context; response_format "${String(format)}" is not supported`,
+      'response_format',
+    );
+  }
+  const choice = request.tool_choice;
+  if (choice === 'required' || (typeof choice === 'object' && choice !== null)) {
+    throw invalid(`${EXTRACTIVE_MODEL_ID} never calls tools; tool_choice must be "auto" or "none"`, 'tool_choice');
+  }
+}
+
 /** Builds the extractive answer: the best sentences of the injected context for the last user message. */
 function answer(request: ChatCompletionRequest): Answer {
   const passages: ContextPassage[] = request.messages
@@ -37,7 +65,7 @@ function answer(request: ChatCompletionRequest): Answer {
   const chosen = passages.length === 0 ? [] : selectSentences(question, passages);
   let pieces = chosen.length > 0 ? chosen : [passages.length === 0 ? NOTHING_STORED : NOTHING_MATCHED];
   let finishReason: Answer['finishReason'] = 'stop';
-  const limit = typeof request.max_tokens === 'number' ? request.max_tokens : undefined;
+  const limit = answerTokenLimit(request);
   if (limit !== undefined && countTokens(pieces.join(' ')) > limit) {
     pieces = [decode(encode(pieces.join(' ')).slice(0, limit))];
     finishReason = 'length';
@@ -95,5 +123,5 @@ export function createExtractiveModel({ clock = () => new Date() }: { clock?: ()
     if (streamOptions?.include_usage) yield JSON.stringify({ ...base, choices: [], usage: result.usage });
   }
 
-  return { id: EXTRACTIVE_MODEL_ID, complete, stream };
+  return { id: EXTRACTIVE_MODEL_ID, complete, stream, check: checkExtractiveRequest };
 }

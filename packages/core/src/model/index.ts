@@ -71,11 +71,23 @@ export interface ChatModel {
    * unchanged, so the proxy can forward them as they arrive. Error statuses are returned, not thrown.
    */
   passthrough?(request: ChatCompletionRequest, options: { signal?: AbortSignal }): Promise<RawCompletionResponse>;
+  /**
+   * Optional raw call to another endpoint of the same OpenAI-compatible API (`responses`, `models`), answered like
+   * `passthrough`. A POST body's `model` is replaced like the chat request's.
+   */
+  relay?(call: RelayCall, options: { signal?: AbortSignal }): Promise<RawCompletionResponse>;
+  /** Throws a validation error for a request parameter this model cannot honour (checked before any answer starts). */
+  check?(request: ChatCompletionRequest): void;
 }
+
+/** A call to an OpenAI-compatible API's endpoint other than chat completions. */
+export type RelayCall = { method: 'GET'; path: 'models' } | { method: 'POST'; path: 'responses'; body: object };
 
 /** An upstream answer as bytes: what the proxy forwards without re-serialising. */
 export interface RawCompletionResponse {
   status: number;
   contentType: string;
   body: ReadableStream<Uint8Array>;
+  /** The upstream's response headers (the proxy forwards a few: request id, rate limits, retry-after). */
+  headers?: Headers;
 }

@@ -72,7 +72,11 @@ export function errorEnvelope(area: Area, error: MemgateError): { status: number
     case 'context':
       return { status, body: { response: message, error: CONTEXT_TYPE[error.kind] } };
     case 'proxy':
-      return { status, body: { error: { message, type: PROXY_TYPE[error.kind], code: error.code } } };
+      // OpenAI clients read `param` (the parameter at fault, else null) next to type and code.
+      return {
+        status,
+        body: { error: { message, type: PROXY_TYPE[error.kind], param: error.field ?? null, code: error.code } },
+      };
     case 'chat':
       return { status, body: { message } };
     case 'mcp':

@@ -1,5 +1,6 @@
 import { type ChatCompletionRequest, type ChatModel, MemgateError, type Principal } from '@memgate/core';
 import { forwardSse, payloadsAsSse } from './sse.ts';
+import { forwardedHeaders, type UpstreamOwner } from './upstream-headers.ts';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -11,6 +12,8 @@ export interface ForwardInput {
   model: ChatModel;
   request: ChatCompletionRequest;
   headers: Record<string, string>;
+  /** Whose upstream answers: which of its headers the caller sees (route A: the caller's target; route B: ours). */
+  upstreamOwner: UpstreamOwner;
   /** Aborted when the client disconnects. */
   clientSignal: AbortSignal;
   keepAliveMs: number;
@@ -70,6 +73,7 @@ export async function forwardCompletion(input: ForwardInput): Promise<Response> 
     const started = performance.now();
     const raw = await model.passthrough(request, options);
     headers = withUpstreamTiming(headers, started);
+    headers = { ...headers, ...forwardedHeaders(raw.headers, input.upstreamOwner) };
     if (raw.status >= 400) {
       // DESIGN.md section 4: an upstream error status and body pass through.
       return new Response(raw.body, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });

@@ -22,6 +22,18 @@ describe('parseProxyPath', () => {
     expect(parseProxyPath(path('default'))).toEqual({ kind: 'default' });
   });
 
+  it('reads the target before /responses and /models too', () => {
+    const base = '/api/v1/proxy/https://h/v1/sk-abc';
+    for (const endpoint of ['responses', 'models']) {
+      expect(parseProxyPath(`${base}/${endpoint}`)).toEqual({
+        kind: 'upstream',
+        baseUrl: 'https://h/v1',
+        apiKey: 'sk-abc',
+      });
+      expect(parseProxyPath(`/api/v1/proxy/default/${endpoint}`)).toEqual({ kind: 'default' });
+    }
+  });
+
   it.each(['sk-only', 'api.example.com/sk-abc', 'https://h/v1/'])('refuses %s without echoing it', (inner) => {
     expect(() => parseProxyPath(path(inner))).toThrow(/proxy path must be/);
     try {
@@ -33,7 +45,7 @@ describe('parseProxyPath', () => {
 });
 
 describe('proxy OpenAPI document', () => {
-  it('lists both routes', async () => {
+  it('lists both routes of each endpoint', async () => {
     const app = createApp({
       verifier: createTokenVerifier({ kind: 'hs256', secret: 'x'.repeat(40) }),
       logger: silentLogger,
@@ -46,6 +58,10 @@ describe('proxy OpenAPI document', () => {
       expect.arrayContaining([
         '/api/v1/proxy/{proxyUrl}/{target_api_key}/chat/completions',
         '/api/v1/proxy/default/chat/completions',
+        '/api/v1/proxy/{proxyUrl}/{target_api_key}/responses',
+        '/api/v1/proxy/default/responses',
+        '/api/v1/proxy/{proxyUrl}/{target_api_key}/models',
+        '/api/v1/proxy/default/models',
       ]),
     );
   });

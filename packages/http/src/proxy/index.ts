@@ -4,13 +4,18 @@ import type { Context } from 'hono';
 import { type AuthEnv, authenticate } from '../auth/middleware.ts';
 import type { BaseDeps } from '../deps.ts';
 import { areaErrorHandler, limitBody, readJsonObject, throwOnInvalid } from '../errors/index.ts';
+import { checkModelCanServe, type ProxyCall, requireDefaultModel } from './call.ts';
 import { prepareMessages, type Switches } from './context.ts';
 import type { ProxyAreaDeps } from './deps.ts';
 import { forwardCompletion } from './forward.ts';
+import { listDefaultModels, listTargetModels } from './models.ts';
 import { registerProxyDocs } from './openapi.ts';
+import { serveDefaultResponses } from './responses/default-route.ts';
+import { parseResponsesRequest } from './responses/schema.ts';
+import { serveTargetResponses } from './responses/target-route.ts';
 import { parseRequest } from './schema.ts';
 import { createExchangeStore } from './store.ts';
-import { COMPLETIONS_SUFFIX, PROXY_PREFIX, parseProxyPath } from './target.ts';
+import { endpointOf, PROXY_ENDPOINTS, PROXY_PREFIX, parseProxyPath } from './target.ts';
 
 export { type BackgroundWork, createBackgroundWork, type ProxyAreaDeps, type ProxySettings } from './deps.ts';
 export { parseProxyPath } from './target.ts';
@@ -34,43 +39,67 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono {
   registerProxyDocs(app);
   const storeExchange = createExchangeStore(deps, deps.logger);
 
-  app.use(`${PROXY_PREFIX}*`, async function requireCompletionsPath(c, next) {
-    if (!rawPathOf(c.req.url).endsWith(COMPLETIONS_SUFFIX) || c.req.method !== 'POST') {
-      throw new MemgateError('not_found', 'not_found', 'no such proxy route; use POST …/chat/completions');
+  app.use(`${PROXY_PREFIX}*`, async function requireProxyEndpoint(c, next) {
+    const endpoint = endpointOf(rawPathOf(c.req.url));
+    if (!endpoint || PROXY_ENDPOINTS[endpoint] !== c.req.method) {
+      throw new MemgateError(
+        'not_found',
+        'not_found',
+        'no such proxy route; use POST …/chat/completions, POST …/responses or GET …/models',
+      );
     }
     await next();
   });
   app.use(`${PROXY_PREFIX}*`, limitBody());
   app.use(`${PROXY_PREFIX}*`, authenticate({ verifier: deps.verifier, scope: 'proxy' }));
 
-  app.post(`${PROXY_PREFIX}*`, async function proxyCompletion(c) {
+  function callOf(c: Context<AuthEnv>): ProxyCall {
+    const principal = c.get('principal');
+    const switches = switchesOf(c);
+    return {
+      deps,
+      principal,
+      switches,
+      clientSignal: c.req.raw.signal,
+      capture: (question, reply) => {
+        if (switches.store) storeExchange(principal, question, reply);
+      },
+    };
+  }
+
+  app.get(`${PROXY_PREFIX}*`, async function proxyModels(c) {
     const target = parseProxyPath(rawPathOf(c.req.url));
-    const request = parseRequest(await readJsonObject(c));
+    if (target.kind === 'default') return listDefaultModels(deps.defaultModelId);
+    return listTargetModels(callOf(c), deps.upstreamFor(target.baseUrl, target.apiKey));
+  });
+
+  app.post(`${PROXY_PREFIX}*`, async function proxyPost(c) {
+    const rawPath = rawPathOf(c.req.url);
+    const target = parseProxyPath(rawPath);
+    const body = await readJsonObject(c);
+    const call = callOf(c);
+    if (endpointOf(rawPath) === 'responses') {
+      const request = parseResponsesRequest(body);
+      if (target.kind === 'default') return serveDefaultResponses(call, request);
+      return serveTargetResponses(call, deps.upstreamFor(target.baseUrl, target.apiKey), request, body);
+    }
+    const request = parseRequest(body);
     let model = deps.defaultModel;
     if (target.kind === 'default') {
-      if (request.model !== deps.defaultModelId) {
-        throw new MemgateError(
-          'validation',
-          'invalid_request',
-          `unknown model; this route serves model "${deps.defaultModelId}"`,
-          {
-            field: 'model',
-          },
-        );
-      }
+      requireDefaultModel(request.model, deps.defaultModelId);
+      checkModelCanServe(model, request);
     } else {
       model = deps.upstreamFor(target.baseUrl, target.apiKey);
     }
-    const principal = c.get('principal');
-    const switches = switchesOf(c);
-    const prepared = await prepareMessages(deps, deps.logger, principal, request.messages, switches);
+    const prepared = await prepareMessages(deps, deps.logger, call.principal, request.messages, call.switches);
     return forwardCompletion({
       model,
       request: { ...request, messages: prepared.messages },
       headers: prepared.headers,
-      clientSignal: c.req.raw.signal,
+      upstreamOwner: target.kind === 'default' ? 'operator' : 'caller',
+      clientSignal: call.clientSignal,
       keepAliveMs: deps.settings.keepAliveMs,
-      ...(switches.store ? { onReply: (reply: string) => storeExchange(principal, prepared.question, reply) } : {}),
+      ...(call.switches.store ? { onReply: (reply: string) => call.capture(prepared.question, reply) } : {}),
     });
   });
   // The principal variable is internal to this area; callers mount it as a plain app.

@@ -13,6 +13,12 @@ export interface ForwardOptions {
   onData?: (data: string) => void;
   /** Called once with whether the stream completed without an upstream failure. */
   onEnd: (ok: boolean) => void;
+  /**
+   * The protocol's ending: chat completions end with `data: [DONE]` (the default, added when the source did not
+   * send it); the Responses API ends with its last event (`terminate: false`) and reports a failure its own way.
+   */
+  terminate?: boolean;
+  failureEvent?: () => Uint8Array;
 }
 
 /**
@@ -20,7 +26,15 @@ export interface ForwardOptions {
  * ends with `data: [DONE]` (added only if the source did not send it) and ends cleanly with an error event when the
  * source fails midway. Cancelling the returned stream (client disconnect) aborts the source.
  */
-export function forwardSse({ source, abort, keepAliveMs, onData, onEnd }: ForwardOptions): ReadableStream<Uint8Array> {
+export function forwardSse({
+  source,
+  abort,
+  keepAliveMs,
+  onData,
+  onEnd,
+  terminate = true,
+  failureEvent = chatFailureEvent,
+}: ForwardOptions): ReadableStream<Uint8Array> {
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const decoder = new TextDecoder();
@@ -56,21 +70,22 @@ export function forwardSse({ source, abort, keepAliveMs, onData, onEnd }: Forwar
       }
     } catch {
       ok = false;
-      if (!closed) {
-        const error = {
-          error: { message: 'upstream stream failed', type: 'server_error', code: 'upstream_stream_failed' },
-        };
-        controller.enqueue(dataEvent(error));
-      }
+      if (!closed) controller.enqueue(failureEvent());
     } finally {
       clearTimeout(timer);
     }
     if (closed) return;
     closed = true;
-    if (!ok || !/data: \[DONE\]\s*$/.test(tail)) controller.enqueue(DONE);
+    if (terminate && (!ok || !/data: \[DONE\]\s*$/.test(tail))) controller.enqueue(DONE);
     controller.close();
     onEnd(ok);
   }
+}
+
+function chatFailureEvent(): Uint8Array {
+  return dataEvent({
+    error: { message: 'upstream stream failed', type: 'server_error', param: null, code: 'upstream_stream_failed' },
+  });
 }
 
 /** A ChatModel's payload strings as SSE bytes (`data: ...` events), for models without a raw passthrough. */

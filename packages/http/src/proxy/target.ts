@@ -1,9 +1,21 @@
 import { invalid } from '@memgate/core';
 
 export const PROXY_PREFIX = '/api/v1/proxy/';
-export const COMPLETIONS_SUFFIX = '/chat/completions';
+
+/** The OpenAI endpoints the proxy serves, by the path suffix a client appends to its base URL. */
+export const PROXY_ENDPOINTS = {
+  'chat/completions': 'POST',
+  responses: 'POST',
+  models: 'GET',
+} as const;
+export type ProxyEndpoint = keyof typeof PROXY_ENDPOINTS;
 
 export type ProxyTarget = { kind: 'default' } | { kind: 'upstream'; baseUrl: string; apiKey: string };
+
+/** The endpoint a raw proxy path ends with, or undefined (no such proxy route). */
+export function endpointOf(rawPath: string): ProxyEndpoint | undefined {
+  return (Object.keys(PROXY_ENDPOINTS) as ProxyEndpoint[]).find((endpoint) => rawPath.endsWith(`/${endpoint}`));
+}
 
 function decodeSegment(text: string): string {
   try {
@@ -14,12 +26,13 @@ function decodeSegment(text: string): string {
 }
 
 /**
- * Reads route A's target from the raw (undecoded) path: the last segment before /chat/completions is the key, the
- * rest the base URL, written as is (`https://h/v1`), collapsed by a client or proxy (`https:/h/v1`) or
- * percent-encoded (`https%3A%2F%2Fh%2Fv1`). Messages never include the key.
+ * Reads route A's target from the raw (undecoded) path: the last segment before the endpoint (/chat/completions,
+ * /responses, /models) is the key, the rest the base URL, written as is (`https://h/v1`), collapsed by a client or
+ * proxy (`https:/h/v1`) or percent-encoded (`https%3A%2F%2Fh%2Fv1`). Messages never include the key.
  */
 export function parseProxyPath(rawPath: string): ProxyTarget {
-  const inner = rawPath.slice(PROXY_PREFIX.length, rawPath.length - COMPLETIONS_SUFFIX.length);
+  const suffix = endpointOf(rawPath) ?? 'chat/completions';
+  const inner = rawPath.slice(PROXY_PREFIX.length, rawPath.length - suffix.length - 1);
   if (inner === 'default') return { kind: 'default' };
   const cut = inner.lastIndexOf('/');
   const apiKey = cut < 0 ? '' : decodeSegment(inner.slice(cut + 1));
@@ -28,7 +41,7 @@ export function parseProxyPath(rawPath: string): ProxyTarget {
   baseUrl = baseUrl.replace(/^([a-z][a-z0-9+.-]*):\/*/i, '$1://');
   if (apiKey === '' || !/^[a-z][a-z0-9+.-]*:\/\/[^/]/i.test(baseUrl)) {
     throw invalid(
-      'the proxy path must be /api/v1/proxy/{base URL}/{target API key}/chat/completions, with an absolute base URL',
+      'the proxy path must be /api/v1/proxy/{base URL}/{target API key}/{chat/completions|responses|models}, with an absolute base URL',
       'proxyUrl',
     );
   }

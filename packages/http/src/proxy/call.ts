@@ -1,0 +1,54 @@
+import { type ChatCompletionRequest, type ChatModel, MemgateError, type Principal } from '@memgate/core';
+import type { BaseDeps } from '../deps.ts';
+import type { Switches } from './context.ts';
+import type { ProxyAreaDeps } from './deps.ts';
+
+/** One proxied request, whatever its endpoint: who asks, with which switches, and how to store the exchange. */
+export interface ProxyCall {
+  deps: BaseDeps & ProxyAreaDeps;
+  principal: Principal;
+  switches: Switches;
+  /** Aborted when the client disconnects. */
+  clientSignal: AbortSignal;
+  /** Stores the exchange after the response (a no-op when `x-memgate-store: off`). */
+  capture(question: string, reply: string): void;
+}
+
+/** Route B serves one model id (DESIGN.md section 4). */
+export function requireDefaultModel(model: string, defaultModelId: string): void {
+  if (model !== defaultModelId) {
+    throw new MemgateError(
+      'validation',
+      'invalid_request',
+      `unknown model; this route serves model "${defaultModelId}"`,
+      {
+        field: 'model',
+      },
+    );
+  }
+}
+
+/**
+ * Asks the model whether it can honour the request before anything is answered; `fieldOf` renames a refused field
+ * to the one the caller sent (the Responses API names them differently).
+ */
+export function checkModelCanServe(
+  model: ChatModel,
+  request: ChatCompletionRequest,
+  fieldOf: Record<string, string> = {},
+): void {
+  try {
+    model.check?.(request);
+  } catch (error) {
+    if (!(error instanceof MemgateError) || !error.field || !fieldOf[error.field]) throw error;
+    const field = fieldOf[error.field] as string;
+    throw new MemgateError(error.kind, error.code, error.message, { field });
+  }
+}
+
+/** An AbortController that follows the client: a disconnect aborts the model call. */
+export function followClient(clientSignal: AbortSignal): AbortController {
+  const upstream = new AbortController();
+  clientSignal.addEventListener('abort', () => upstream.abort(), { once: true });
+  return upstream;
+}

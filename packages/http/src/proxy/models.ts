@@ -1,0 +1,25 @@
+import { type ChatModel, MemgateError } from '@memgate/core';
+import { followClient, type ProxyCall } from './call.ts';
+import { forwardedHeaders } from './upstream-headers.ts';
+
+/** When the default model list says the model was created: this process's start, as OpenAI gives no meaning to it. */
+const STARTED = Math.floor(Date.now() / 1000);
+
+/** Route B's `GET …/models` (DESIGN.md section 4): the one model it serves. */
+export function listDefaultModels(defaultModelId: string): Response {
+  return Response.json({
+    object: 'list',
+    data: [{ id: defaultModelId, object: 'model', created: STARTED, owned_by: 'memgate' }],
+  });
+}
+
+/** Route A's `GET …/models`: the target's list, forwarded as it answered (status, body, the listed headers). */
+export async function listTargetModels(call: ProxyCall, model: ChatModel): Promise<Response> {
+  if (!model.relay) throw new MemgateError('internal', 'internal_error', 'the target cannot list models');
+  const upstream = followClient(call.clientSignal);
+  const raw = await model.relay({ method: 'GET', path: 'models' }, { signal: upstream.signal });
+  return new Response(raw.body, {
+    status: raw.status,
+    headers: { ...forwardedHeaders(raw.headers, 'caller'), 'content-type': raw.contentType },
+  });
+}

@@ -1,0 +1,38 @@
+import { forwardedHeaders } from './upstream-headers.ts';
+
+/** OpenAI's error type for a status, when the operator's upstream did not say. */
+function typeOfStatus(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  return status >= 500 ? 'server_error' : 'invalid_request_error';
+}
+
+/**
+ * Route B's answer to an error status of the operator's upstream (DESIGN.md section 4): the same status and OpenAI
+ * type/code, a message of our own (the upstream's body may name the operator's account or key), and only the retry
+ * hints among its headers.
+ */
+export async function operatorUpstreamError(
+  raw: { status: number; body: ReadableStream<Uint8Array>; headers?: Headers },
+  headers: Record<string, string>,
+): Promise<Response> {
+  let upstream: { type?: unknown; code?: unknown } = {};
+  try {
+    const parsed = JSON.parse(await new Response(raw.body).text()) as { error?: { type?: unknown; code?: unknown } };
+    upstream = parsed.error ?? {};
+  } catch {
+    // Not JSON: the status alone says what happened.
+  }
+  const error = {
+    message: `the default model's upstream answered with status ${raw.status}`,
+    type: typeof upstream.type === 'string' ? upstream.type : typeOfStatus(raw.status),
+    param: null,
+    code: typeof upstream.code === 'string' ? upstream.code : 'upstream_error',
+  };
+  return new Response(JSON.stringify({ error }), {
+    status: raw.status,
+    headers: { ...headers, ...forwardedHeaders(raw.headers, 'operator'), 'content-type': 'application/json' },
+  });
+}

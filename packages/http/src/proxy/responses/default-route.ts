@@ -1,0 +1,83 @@
+import { type ChatCompletionChunk, isMemgateError } from '@memgate/core';
+import { checkModelCanServe, followClient, type ProxyCall, requireDefaultModel } from '../call.ts';
+import { prepareMessages } from '../context.ts';
+import { forwardSse } from '../sse.ts';
+import { completeChat, streamChat } from './default-model.ts';
+import { responseFromCompletion, responseShell } from './output.ts';
+import type { ResponsesRequest } from './schema.ts';
+import { SSE_RESPONSE_HEADERS, sseEvent } from './sse-events.ts';
+import { createResponseStream } from './stream.ts';
+import { RESPONSES_FIELD_OF, toChatRequest } from './to-chat.ts';
+
+/**
+ * Route B's Responses API (DESIGN.md section 4): translated to a chat completion for the default model (the
+ * operator's upstream or the extractive responder), its answer translated back. Stateless: nothing is stored but
+ * the exchange, as on chat completions.
+ */
+export async function serveDefaultResponses(call: ProxyCall, request: ResponsesRequest): Promise<Response> {
+  const { deps } = call;
+  requireDefaultModel(request.model, deps.defaultModelId);
+  const chat = toChatRequest(request);
+  const model = deps.defaultModel;
+  checkModelCanServe(model, chat, RESPONSES_FIELD_OF);
+  const prepared = await prepareMessages(deps, deps.logger, call.principal, chat.messages, call.switches);
+  const chatRequest = { ...chat, messages: prepared.messages };
+  const upstream = followClient(call.clientSignal);
+
+  if (!request.stream) {
+    const answer = await completeChat(model, chatRequest, upstream.signal, prepared.headers);
+    if (!answer.ok) return answer.response;
+    const response = responseFromCompletion(responseShell(request, request.model), answer.value);
+    const reply = response.output
+      .map((item) => ((item as { type: string }).type === 'message' ? textOf(item) : ''))
+      .join('');
+    call.capture(prepared.question, reply);
+    return Response.json(response, { headers: { ...prepared.headers, ...answer.headers } });
+  }
+
+  const answer = await streamChat(model, chatRequest, upstream.signal, prepared.headers);
+  if (!answer.ok) return answer.response;
+  const chunks = answer.value;
+  async function* events(): AsyncIterable<Uint8Array> {
+    let stream: ReturnType<typeof createResponseStream> | undefined;
+    const begin = (first?: ChatCompletionChunk) => {
+      stream = createResponseStream(responseShell(request, first?.model || request.model));
+      return stream.start();
+    };
+    try {
+      for await (const chunk of chunks) {
+        const before = stream ? [] : begin(chunk);
+        for (const event of [...before, ...(stream?.push(chunk) ?? [])]) yield sseEvent(event);
+      }
+      if (!stream) for (const event of begin()) yield sseEvent(event);
+      for (const event of stream?.finish() ?? []) yield sseEvent(event);
+    } catch (error) {
+      deps.logger.error('proxy responses stream failed', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      const message =
+        isMemgateError(error) && error.kind !== 'internal' ? error.message : 'the answer could not be completed';
+      const code = isMemgateError(error) ? error.code : 'internal_error';
+      if (!stream) for (const event of begin()) yield sseEvent(event);
+      yield sseEvent((stream as NonNullable<typeof stream>).failure(message, code));
+      return;
+    }
+    call.capture(prepared.question, stream?.replyText() ?? '');
+  }
+  const body = forwardSse({
+    source: events(),
+    abort: () => upstream.abort(),
+    keepAliveMs: deps.settings.keepAliveMs,
+    onEnd: () => {},
+    terminate: false,
+  });
+  return new Response(body, {
+    status: 200,
+    headers: { ...prepared.headers, ...answer.headers, ...SSE_RESPONSE_HEADERS },
+  });
+}
+
+function textOf(item: unknown): string {
+  const content = (item as { content?: { text?: string }[] }).content ?? [];
+  return content.map((part) => part.text ?? '').join('');
+}

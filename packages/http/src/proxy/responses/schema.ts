@@ -1,0 +1,53 @@
+import { z } from '@hono/zod-openapi';
+import { fromZodError } from '../../errors/index.ts';
+
+/** One `input` item: a message (`role`, optionally `type: "message"`) or a typed item (function_call, …). */
+const InputItemSchema = z
+  .object({
+    type: z.string().optional(),
+    role: z.enum(['user', 'assistant', 'system', 'developer']).optional(),
+  })
+  .loose()
+  .refine((item) => item.type !== undefined || item.role !== undefined, {
+    message: 'an input item needs a role (a message) or a type',
+  });
+
+/**
+ * The Responses API request (DESIGN.md section 4). Only what the proxy reads is checked here; every other field is
+ * kept for route A's target, and route B refuses what it cannot serve when it translates.
+ */
+export const ResponsesRequestSchema = z
+  .object({
+    model: z.string().min(1),
+    input: z.union([
+      z.string().min(1, 'input must not be empty'),
+      z.array(InputItemSchema).min(1, 'input must not be empty'),
+    ]),
+    instructions: z.string().nullable().optional(),
+    stream: z.boolean().nullable().optional(),
+    max_output_tokens: z.number().int().positive().nullable().optional(),
+    temperature: z.number().min(0).max(2).nullable().optional(),
+    top_p: z.number().min(0).max(1).nullable().optional(),
+    tools: z.array(z.object({ type: z.string() }).loose()).optional(),
+    tool_choice: z.union([z.string(), z.object({ type: z.string() }).loose()]).optional(),
+    parallel_tool_calls: z.boolean().nullable().optional(),
+    previous_response_id: z.string().nullable().optional(),
+    text: z
+      .object({ format: z.object({ type: z.string() }).loose().optional() })
+      .loose()
+      .nullable()
+      .optional(),
+  })
+  .loose()
+  .openapi('ResponsesRequest');
+
+export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;
+export type InputItem = z.infer<typeof InputItemSchema>;
+
+/** Validates a parsed body; a problem with `input` is code `invalid_messages`, anything else `invalid_request`. */
+export function parseResponsesRequest(body: Record<string, unknown>): ResponsesRequest {
+  const result = ResponsesRequestSchema.safeParse(body);
+  if (result.success) return result.data;
+  const first = result.error.issues[0];
+  throw fromZodError(result.error, first?.path[0] === 'input' ? 'invalid_messages' : 'invalid_request');
+}

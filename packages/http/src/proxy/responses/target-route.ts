@@ -1,0 +1,96 @@
+import { type ChatModel, MemgateError } from '@memgate/core';
+import { followClient, type ProxyCall } from '../call.ts';
+import { prepareMessages } from '../context.ts';
+import { forwardSse } from '../sse.ts';
+import { forwardedHeaders } from '../upstream-headers.ts';
+import { inputToMessages, messagesToInput } from './input.ts';
+import type { ResponsesRequest } from './schema.ts';
+import { SSE_RESPONSE_HEADERS, sseEvent } from './sse-events.ts';
+
+/** The text of a Response object's message items (what the proxy stores as the reply). */
+function replyOf(response: unknown): string {
+  const output = (response as { output?: { type?: string; content?: { type?: string; text?: unknown }[] }[] }).output;
+  if (!Array.isArray(output)) return '';
+  return output
+    .filter((item) => item?.type === 'message')
+    .flatMap((item) => item.content ?? [])
+    .map((part) => (part?.type === 'output_text' && typeof part.text === 'string' ? part.text : ''))
+    .join('');
+}
+
+/** Follows a forwarded Responses stream: the reply's text (for the exchange) and the last sequence number. */
+function streamWatcher() {
+  let text = '';
+  let completed = false;
+  let sequence = -1;
+  return {
+    onData(data: string) {
+      try {
+        const event = JSON.parse(data) as { type?: string; delta?: unknown; sequence_number?: unknown };
+        if (typeof event.sequence_number === 'number') sequence = event.sequence_number;
+        if (event.type === 'response.output_text.delta' && typeof event.delta === 'string') text += event.delta;
+        if (event.type === 'response.completed') completed = true;
+      } catch {
+        // Not JSON: forwarded as is, nothing to follow.
+      }
+    },
+    reply: () => (completed ? text : ''),
+    failure: () =>
+      sseEvent({
+        type: 'error',
+        code: 'upstream_stream_failed',
+        message: 'upstream stream failed',
+        param: null,
+        sequence_number: sequence + 1,
+      }),
+  };
+}
+
+/**
+ * Route A's Responses API (DESIGN.md section 4): the `input` messages are filtered and context injected as on chat
+ * completions; every other field goes to the target's /responses unchanged, and its answer comes back byte for byte.
+ */
+export async function serveTargetResponses(
+  call: ProxyCall,
+  model: ChatModel,
+  request: ResponsesRequest,
+  body: Record<string, unknown>,
+): Promise<Response> {
+  if (!model.relay) throw new MemgateError('internal', 'internal_error', 'the target cannot serve the Responses API');
+  const { deps } = call;
+  const { messages, itemsOf } = inputToMessages(request.input, false);
+  const prepared = await prepareMessages(deps, deps.logger, call.principal, messages, call.switches);
+  const changed =
+    prepared.messages.length !== messages.length || prepared.messages.some((message, at) => message !== messages[at]);
+  const sent = changed ? { ...body, input: messagesToInput(prepared.messages, itemsOf) } : body;
+  const upstream = followClient(call.clientSignal);
+  const raw = await model.relay({ method: 'POST', path: 'responses', body: sent }, { signal: upstream.signal });
+  const headers = { ...prepared.headers, ...forwardedHeaders(raw.headers, 'caller') };
+  if (raw.status >= 400) {
+    return new Response(raw.body, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });
+  }
+  if (request.stream && raw.contentType.includes('text/event-stream')) {
+    const watcher = streamWatcher();
+    const stream = forwardSse({
+      source: raw.body as unknown as AsyncIterable<Uint8Array>,
+      abort: () => upstream.abort(),
+      keepAliveMs: deps.settings.keepAliveMs,
+      onData: watcher.onData,
+      onEnd: (ok) => {
+        if (ok) call.capture(prepared.question, watcher.reply());
+      },
+      terminate: false,
+      failureEvent: watcher.failure,
+    });
+    return new Response(stream, { status: 200, headers: { ...headers, ...SSE_RESPONSE_HEADERS } });
+  }
+  const text = await new Response(raw.body).text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered with invalid JSON');
+  }
+  call.capture(prepared.question, replyOf(parsed));
+  return new Response(text, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+}

@@ -1,0 +1,217 @@
+import OpenAI from 'openai';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { tokenFor } from '../support/tokens.ts';
+import { startUpstreamStub } from '../support/upstream-stub.ts';
+import { createFakeContextStore, startProxy } from './harness.ts';
+
+// What OpenAI clients read beyond the answer (DESIGN.md section 4): upstream headers, `param`, the default model's
+// parameters, tool-call deltas, the model list.
+const stub = await startUpstreamStub();
+const fake = createFakeContextStore([
+  {
+    fileName: 'billing.md',
+    text: 'Invoices are sent on the first day of each month. Refunds take five business days.',
+  },
+]);
+const proxy = await startProxy({ contextStore: fake.store });
+const operator = await startProxy({ contextStore: fake.store, env: { DEFAULT_MODEL_BASE_URL: stub.url } });
+const token = await tokenFor('dora', { scope: 'proxy' });
+afterAll(async () => {
+  await proxy.close();
+  await operator.close();
+  await stub.close();
+});
+beforeEach(() => {
+  stub.setBehavior({});
+  stub.requests.length = 0;
+});
+
+const KEY = 'sk-target-secret-456';
+const routeA = `${proxy.url}/api/v1/proxy/${stub.url}/${KEY}`;
+const client = (baseURL: string) => new OpenAI({ baseURL, apiKey: token, maxRetries: 0 });
+const user = [{ role: 'user' as const, content: 'How long do refunds take?' }];
+const UPSTREAM_HEADERS = {
+  'x-request-id': 'req_123',
+  'openai-processing-ms': '42',
+  'x-ratelimit-remaining-requests': '59',
+  'x-ratelimit-reset-tokens': '1s',
+  'retry-after-ms': '250',
+  'set-cookie': 'session=upstream',
+  'x-internal-host': 'gpu-7',
+};
+
+describe('upstream headers', () => {
+  it('route A forwards request id, processing time, rate limits and retry hints, nothing else', async () => {
+    stub.setBehavior({ headers: UPSTREAM_HEADERS });
+    for (const stream of [false, true]) {
+      const { response } = await client(routeA)
+        .chat.completions.create({ model: 'gpt-x', messages: user, stream })
+        .withResponse();
+      expect(response.headers.get('x-request-id')).toBe('req_123');
+      expect(response.headers.get('openai-processing-ms')).toBe('42');
+      expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('59');
+      expect(response.headers.get('x-ratelimit-reset-tokens')).toBe('1s');
+      expect(response.headers.get('retry-after-ms')).toBe('250');
+      expect(response.headers.get('set-cookie')).toBeNull();
+      expect(response.headers.get('x-internal-host')).toBeNull();
+    }
+  });
+
+  it('route B forwards only retry-after and retry-after-ms of the operator upstream', async () => {
+    stub.setBehavior({ headers: { ...UPSTREAM_HEADERS, 'retry-after': '2' } });
+    const { response } = await client(`${operator.url}/api/v1/proxy/default`)
+      .chat.completions.create({ model: 'memgate/default', messages: user })
+      .withResponse();
+    expect(response.headers.get('retry-after')).toBe('2');
+    expect(response.headers.get('retry-after-ms')).toBe('250');
+    expect(response.headers.get('x-request-id')).toBeNull();
+    expect(response.headers.get('x-ratelimit-remaining-requests')).toBeNull();
+  });
+});
+
+describe('error objects', () => {
+  it('carry param, which the SDK exposes', async () => {
+    const error = (await client(routeA)
+      .chat.completions.create({ model: 'gpt-x', messages: user, temperature: 3 })
+      .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.param).toBe('temperature');
+    expect(error.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param: 'temperature' });
+  });
+
+  it('carry param null when no parameter is at fault', async () => {
+    const res = await fetch(`${routeA}/chat/completions`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({
+      error: { message: expect.any(String), type: 'authentication_error', param: null, code: 'invalid_token' },
+    });
+  });
+});
+
+describe('the default model honours its parameters or refuses them', () => {
+  const routeB = () => client(`${proxy.url}/api/v1/proxy/default`);
+
+  it('max_completion_tokens cuts the extractive answer (finish_reason length)', async () => {
+    const completion = await routeB().chat.completions.create({
+      model: 'memgate/default',
+      messages: user,
+      max_completion_tokens: 2,
+    });
+    expect(completion.choices[0]?.finish_reason).toBe('length');
+    expect(completion.usage?.completion_tokens).toBe(2);
+  });
+
+  it('stream_options.include_usage adds a usage chunk, and leaves it out when not asked', async () => {
+    for (const include_usage of [true, false]) {
+      const stream = await routeB().chat.completions.create({
+        model: 'memgate/default',
+        messages: user,
+        stream: true,
+        stream_options: { include_usage },
+      });
+      let usage: unknown;
+      for await (const chunk of stream) usage ??= chunk.usage ?? undefined;
+      expect(usage !== undefined).toBe(include_usage);
+    }
+  });
+
+  it.each([
+    [{ n: 2 }, 'n'],
+    [{ response_format: { type: 'json_object' } }, 'response_format'],
+    [{ tool_choice: 'required', tools: [{ type: 'function', function: { name: 'f' } }] }, 'tool_choice'],
+  ])('the extractive responder refuses %j with a clear 400', async (fields, param) => {
+    for (const stream of [false, true]) {
+      const error = (await routeB()
+        .chat.completions.create({ model: 'memgate/default', messages: user, stream, ...fields } as never)
+        .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.BadRequestError>;
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe(param);
+      expect(error.message).toContain('memgate/extractive');
+    }
+  });
+
+  it('accepts n: 1 and response_format text', async () => {
+    const completion = await routeB().chat.completions.create({
+      model: 'memgate/default',
+      messages: user,
+      n: 1,
+      response_format: { type: 'text' },
+    });
+    expect(completion.choices[0]?.message.content).toBe('Refunds take five business days.');
+  });
+
+  it('the operator upstream receives n, response_format, max_completion_tokens and stream_options as sent', async () => {
+    const fields = {
+      n: 2,
+      response_format: { type: 'json_object' as const },
+      max_completion_tokens: 9,
+      stream_options: { include_usage: true },
+    };
+    const stream = await client(`${operator.url}/api/v1/proxy/default`).chat.completions.create({
+      model: 'memgate/default',
+      messages: user,
+      stream: true,
+      ...fields,
+    });
+    let usage: unknown;
+    for await (const chunk of stream) usage ??= chunk.usage ?? undefined;
+    expect(stub.requests[0]?.body).toMatchObject(fields);
+    expect(usage).toMatchObject({ total_tokens: expect.any(Number) });
+  });
+});
+
+describe('streamed tool calls', () => {
+  it('arrive delta by delta, as the upstream sent them, never collapsed', async () => {
+    const pieces = ['{"ci', 'ty', '":"Pa', 'ris"}'];
+    stub.setBehavior({ toolCall: { id: 'call_1', name: 'get_weather', arguments: pieces } });
+    const stream = await client(routeA).chat.completions.create({
+      model: 'gpt-x',
+      messages: user,
+      stream: true,
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+    });
+    const deltas: string[] = [];
+    let name: string | undefined;
+    for await (const chunk of stream) {
+      const call = chunk.choices[0]?.delta.tool_calls?.[0];
+      name ??= call?.function?.name;
+      if (call?.function?.arguments) deltas.push(call.function.arguments);
+    }
+    expect(name).toBe('get_weather');
+    expect(deltas).toEqual(pieces);
+  });
+});
+
+describe('GET …/models', () => {
+  it('route B lists the default model', async () => {
+    const page = await client(`${proxy.url}/api/v1/proxy/default`).models.list();
+    expect(page.data).toEqual([
+      { id: 'memgate/default', object: 'model', created: expect.any(Number), owned_by: 'memgate' },
+    ]);
+  });
+
+  it('route A forwards to the target /models with the target key', async () => {
+    stub.setBehavior({ model: 'gpt-target', headers: { 'x-request-id': 'req_models' } });
+    const { data, response } = await client(routeA).models.list().withResponse();
+    expect(data.data.map((model) => model.id)).toEqual(['gpt-target']);
+    expect(response.headers.get('x-request-id')).toBe('req_models');
+    expect(stub.requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/v1/models',
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+  });
+
+  it('needs the proxy scope, and POST …/models is no route', async () => {
+    const reader = await tokenFor('dora', { scope: 'context:read' });
+    const denied = await fetch(`${proxy.url}/api/v1/proxy/default/models`, {
+      headers: { authorization: `Bearer ${reader}` },
+    });
+    expect(denied.status).toBe(403);
+    const post = await fetch(`${proxy.url}/api/v1/proxy/default/models`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(post.status).toBe(404);
+  });
+});

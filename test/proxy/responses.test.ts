@@ -1,0 +1,290 @@
+import OpenAI from 'openai';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { tokenFor } from '../support/tokens.ts';
+import { startUpstreamStub } from '../support/upstream-stub.ts';
+import { createFakeContextStore, startProxy } from './harness.ts';
+
+// The Responses API on both routes (DESIGN.md section 4), seen through raw HTTP and the official SDK.
+const stub = await startUpstreamStub();
+const fake = createFakeContextStore([
+  {
+    fileName: 'billing.md',
+    text: 'Invoices are sent on the first day of each month. Refunds take five business days.',
+  },
+]);
+const proxy = await startProxy({ contextStore: fake.store });
+const operator = await startProxy({
+  contextStore: fake.store,
+  env: {
+    DEFAULT_MODEL_BASE_URL: stub.url,
+    DEFAULT_MODEL_API_KEY: 'sk-operator-key',
+    DEFAULT_MODEL_UPSTREAM_ID: 'llama',
+  },
+});
+const token = await tokenFor('alice', { scope: 'proxy' });
+afterAll(async () => {
+  await proxy.close();
+  await operator.close();
+  await stub.close();
+});
+beforeEach(() => {
+  stub.setBehavior({});
+  stub.requests.length = 0;
+  fake.added.length = 0;
+});
+
+const KEY = 'sk-target-secret-123';
+const routeA = `${proxy.url}/api/v1/proxy/${stub.url}/${KEY}`;
+const client = (baseURL: string) => new OpenAI({ baseURL, apiKey: token, maxRetries: 0 });
+const post = (url: string, body: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+/** The `event:` names of an SSE body, in order, with their parsed data. */
+function eventsOf(text: string): { event: string; data: Record<string, unknown> }[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('event: '))
+    .map((block) => {
+      const [eventLine, dataLine] = block.split('\n');
+      return { event: eventLine?.slice(7) ?? '', data: JSON.parse(dataLine?.slice(6) ?? '{}') };
+    });
+}
+
+describe('route A: POST …/{proxyUrl}/{key}/responses', () => {
+  it('forwards to the target /responses with context injected into input and stores the exchange', async () => {
+    stub.setBehavior({ reply: 'Five business days.' });
+    const response = await client(routeA).responses.create({
+      model: 'gpt-x',
+      instructions: 'Be brief.',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'How long do refunds take?' }] }],
+      store: true,
+    });
+    expect(response.output_text).toBe('Five business days.');
+    const seen = stub.requests[0];
+    expect(seen?.path).toBe('/v1/responses');
+    expect(seen?.headers.authorization).toBe(`Bearer ${KEY}`);
+    const sent = seen?.body as { input: { role: string; content: unknown }[]; instructions: string; store: boolean };
+    // Every other field reaches the target unchanged; the context is a system message before the question.
+    expect(sent).toMatchObject({ model: 'gpt-x', instructions: 'Be brief.', store: true });
+    expect(sent.input.map((item) => item.role)).toEqual(['system', 'user']);
+    expect(sent.input[0]?.content).toContain('Refunds take five business days.');
+    expect(sent.input[1]?.content).toEqual([{ type: 'input_text', text: 'How long do refunds take?' }]);
+    await proxy.background.idle();
+    expect(fake.added[0]?.input.documents[0]?.content).toBe(
+      'User: How long do refunds take?\n\nAssistant: Five business days.',
+    );
+  });
+
+  it('sends the body unchanged when nothing is injected, and streams the target events byte for byte', async () => {
+    stub.setBehavior({ chunks: ['Hel', 'lo'] });
+    const body = { model: 'gpt-x', input: 'say hello', stream: true, previous_response_id: 'resp_1' };
+    const res = await post(`${routeA}/responses`, body);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const text = await res.text();
+    expect(stub.requests[0]?.body).toEqual(body);
+    expect(eventsOf(text).map((event) => event.event)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    // The Responses API has no [DONE] sentinel; none is added.
+    expect(text).not.toContain('[DONE]');
+  });
+
+  it('passes a target error status, body and rate-limit headers through', async () => {
+    const error = { error: { message: 'slow down', type: 'requests', param: null, code: 'rate_limit_exceeded' } };
+    stub.setBehavior({
+      error: { status: 429, body: error, headers: { 'retry-after': '3', 'x-ratelimit-limit-requests': '60' } },
+    });
+    const res = await post(`${routeA}/responses`, { model: 'gpt-x', input: 'hi' });
+    expect(res.status).toBe(429);
+    expect(await res.json()).toEqual(error);
+    expect(res.headers.get('retry-after')).toBe('3');
+    expect(res.headers.get('x-ratelimit-limit-requests')).toBe('60');
+  });
+});
+
+describe('route B: POST …/default/responses (extractive responder)', () => {
+  const routeB = () => client(`${proxy.url}/api/v1/proxy/default`);
+
+  it('answers from stored context with usage, and stores the exchange', async () => {
+    const response = await routeB().responses.create({ model: 'memgate/default', input: 'How long do refunds take?' });
+    expect(response.object).toBe('response');
+    expect(response.status).toBe('completed');
+    expect(response.output_text).toBe('Refunds take five business days.');
+    expect(response.usage?.output_tokens).toBeGreaterThan(3);
+    expect(response.usage?.total_tokens).toBe(
+      (response.usage?.input_tokens ?? 0) + (response.usage?.output_tokens ?? 0),
+    );
+    await proxy.background.idle();
+    expect(fake.added[0]?.input.documents[0]?.content).toContain('Assistant: Refunds take five business days.');
+  });
+
+  it('streams the official event sequence, ending with response.completed carrying usage', async () => {
+    const res = await post(`${proxy.url}/api/v1/proxy/default/responses`, {
+      model: 'memgate/default',
+      input: [{ role: 'user', content: 'When are invoices sent?' }],
+      stream: true,
+    });
+    const events = eventsOf(await res.text());
+    expect(events.map((event) => event.event)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((event) => event.data.sequence_number)).toEqual(events.map((_, index) => index));
+    expect(events.every((event) => event.data.type === event.event)).toBe(true);
+    const completed = events.at(-1)?.data.response as { output: unknown[]; usage: { output_tokens: number } };
+    expect(completed.output).toMatchObject([
+      {
+        type: 'message',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Invoices are sent on the first day of each month.' }],
+      },
+    ]);
+    expect(completed.usage.output_tokens).toBeGreaterThan(3);
+  });
+
+  it.each([
+    [{ previous_response_id: 'resp_1' }, 'previous_response_id'],
+    [{ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type'],
+    [{ tools: [{ type: 'web_search' }] }, 'tools[0].type'],
+    [{ text: { format: { type: 'json_schema', name: 'x', schema: {} } } }, 'text.format'],
+    [{ model: 'gpt-4o' }, 'model'],
+    [{ input: [] }, 'input'],
+  ])('refuses %j with 400 naming param %s, before any answer', async (fields, param) => {
+    const res = await post(`${proxy.url}/api/v1/proxy/default/responses`, {
+      model: 'memgate/default',
+      input: 'How long do refunds take?',
+      ...fields,
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { type: string; param: string; message: string } };
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', param });
+    await proxy.background.idle();
+    expect(fake.added).toHaveLength(0);
+  });
+});
+
+describe('route B over the operator upstream: tool calls both ways', () => {
+  const routeB = () => client(`${operator.url}/api/v1/proxy/default`);
+  const tools = [
+    {
+      type: 'function' as const,
+      name: 'get_weather',
+      description: 'Weather of a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      strict: false,
+    },
+  ];
+
+  it('translates tools, tool_choice, max_output_tokens and function_call_output into chat for the upstream', async () => {
+    await routeB().responses.create({
+      model: 'memgate/default',
+      instructions: 'Use tools.',
+      max_output_tokens: 50,
+      tool_choice: { type: 'function', name: 'get_weather' },
+      tools,
+      input: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: '{"temp":21}' },
+      ],
+    });
+    expect(stub.requests[0]?.path).toBe('/v1/chat/completions');
+    expect(stub.requests[0]?.body).toMatchObject({
+      model: 'llama',
+      max_completion_tokens: 50,
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: tools[0]?.parameters } }],
+      messages: [
+        { role: 'system', content: 'Use tools.' },
+        { role: 'user', content: 'Weather in Paris?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"temp":21}' },
+      ],
+    });
+  });
+
+  it('returns a tool call as a function_call item, and streams its arguments delta by delta', async () => {
+    const toolCall = { id: 'call_9', name: 'get_weather', arguments: ['{"ci', 'ty":"Pa', 'ris"}'] };
+    stub.setBehavior({ toolCall });
+    const response = await routeB().responses.create({ model: 'memgate/default', input: 'Weather in Paris?', tools });
+    expect(response.output).toMatchObject([
+      {
+        type: 'function_call',
+        call_id: 'call_9',
+        name: 'get_weather',
+        arguments: '{"city":"Paris"}',
+        status: 'completed',
+      },
+    ]);
+    expect(response.usage?.total_tokens).toBe(15);
+
+    const stream = await routeB().responses.create({
+      model: 'memgate/default',
+      input: 'Weather?',
+      tools,
+      stream: true,
+    });
+    const deltas: string[] = [];
+    let done: unknown;
+    let usage: unknown;
+    for await (const event of stream) {
+      if (event.type === 'response.function_call_arguments.delta') deltas.push(event.delta);
+      if (event.type === 'response.output_item.done') done = event.item;
+      if (event.type === 'response.completed') usage = event.response.usage;
+    }
+    expect(deltas).toEqual(toolCall.arguments);
+    expect(done).toMatchObject({
+      type: 'function_call',
+      call_id: 'call_9',
+      name: 'get_weather',
+      arguments: '{"city":"Paris"}',
+    });
+    expect(usage).toMatchObject({ input_tokens: 10, output_tokens: expect.any(Number) });
+    expect(stub.requests[1]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('answers an upstream 429 with its status, a message of its own and only the retry hints', async () => {
+    const secret = { error: { message: 'org-operator over quota', type: 'requests', code: 'rate_limit_exceeded' } };
+    stub.setBehavior({
+      error: {
+        status: 429,
+        body: secret,
+        headers: { 'retry-after': '7', 'x-request-id': 'req_op', 'x-ratelimit-limit-requests': '5' },
+      },
+    });
+    const res = await post(`${operator.url}/api/v1/proxy/default/responses`, { model: 'memgate/default', input: 'hi' });
+    expect(res.status).toBe(429);
+    const body = (await res.json()) as { error: { type: string; code: string; message: string } };
+    expect(body.error).toMatchObject({ type: 'requests', code: 'rate_limit_exceeded' });
+    expect(body.error.message).not.toContain('org-operator');
+    expect(res.headers.get('retry-after')).toBe('7');
+    expect(res.headers.get('x-request-id')).toBeNull();
+    expect(res.headers.get('x-ratelimit-limit-requests')).toBeNull();
+  });
+});
