@@ -32,6 +32,28 @@ describe('ai + @ai-sdk/openai', () => {
     expect((await result.usage).outputTokens).toBeGreaterThan(0);
   });
 
+  it('a second turn with the first answer in the history works with store: false, as the README says', async () => {
+    const first = await generateText({ model: memgate('memgate/default'), prompt: QUESTION, maxRetries: 0 });
+    const second = await generateText({
+      model: memgate('memgate/default'),
+      messages: [
+        { role: 'user', content: QUESTION },
+        ...first.response.messages,
+        { role: 'user', content: 'When does the Lisbon office open?' },
+      ],
+      providerOptions: { openai: { store: false } },
+      maxRetries: 0,
+    });
+    expect(second.text).toBe('The Lisbon office opens at 8:30 on weekdays.');
+    // Without it the SDK refers to the first answer by id, which a stateless route cannot resolve: a clear 400.
+    const refused = await generateText({
+      model: memgate('memgate/default'),
+      messages: [{ role: 'user', content: QUESTION }, ...first.response.messages, { role: 'user', content: 'And?' }],
+      maxRetries: 0,
+    }).catch((error: unknown) => error as { statusCode?: number; message?: string });
+    expect(refused).toMatchObject({ statusCode: 400, message: expect.stringContaining('store = false') });
+  });
+
   it('.chat() (chat completions) answers from stored context, with usage', async () => {
     const result = await generateText({
       model: memgate.chat('memgate/default'),
