@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { signLocalToken } from '@memgate/local/token';
-import { loadedBytes } from '../scripts/build.ts';
+import { type BundleReport, buildFunctions, loadedBytes } from '../scripts/build.ts';
 import { lambdaNodeBinary } from '../scripts/lambda-node.mjs';
 import { httpEvent } from '../test/support/lambda.ts';
 
@@ -125,6 +126,29 @@ export async function measureColdStarts(
 // ---------------------------------------------------------------------------------------------------------------
 // `npx tsx bench/cold-start.ts [--runs N]`: builds the bundles and measures each function's cold start on its first
 // real request, against DynamoDB Local and the Pinecone emulator, configured through the environment as in AWS.
+
+/**
+ * Every bundle, built into a fresh directory under node_modules/.cache: the runtime-SDK bundles resolve `@aws-sdk/*`
+ * from there, as from Lambda's NODE_PATH. (test/support/bundles.ts is the test run's shared build: it needs vitest.)
+ */
+export async function buildBenchBundles(): Promise<{
+  dir: string;
+  bundles: Map<string, BundleReport>;
+  remove(): void;
+}> {
+  const dir = join(
+    fileURLToPath(new URL('..', import.meta.url)),
+    'node_modules',
+    '.cache',
+    `memgate-bench-${process.pid}`,
+  );
+  const { bundles } = await buildFunctions({ outdir: dir });
+  return {
+    dir,
+    bundles: new Map(bundles.map((bundle) => [bundle.name, bundle])),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
 
 /** The first event of one function, served for real (authenticated, touching its stores), and the status it gets. */
 export interface LambdaScenario {
@@ -262,8 +286,7 @@ async function main(): Promise<void> {
   const only = option('--only')?.split(',');
   const profileDir = option('--profile');
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`] : [];
-  const { buildTestBundles } = await import('../test/support/bundles.ts');
-  const built = option('--bundles') ? undefined : await buildTestBundles();
+  const built = option('--bundles') ? undefined : await buildBenchBundles();
   const dirs = option('--bundles')?.split(',') ?? [built?.dir as string];
   const secret = 'bench-secret-for-cold-starts-0123456789';
   const stores = await startStores(secret);

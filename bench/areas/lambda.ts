@@ -2,8 +2,7 @@ import { ensureTable } from '@memgate/adapters';
 import { startPineconeEmulator } from '@memgate/adapters/pinecone/emulator/index';
 import { signLocalToken } from '@memgate/local/token';
 import { MAX_BUNDLE_BYTES } from '../../scripts/build.ts';
-import { buildTestBundles } from '../../test/support/bundles.ts';
-import { type ColdStart, lambdaScenarios, measureColdStart } from '../cold-start.ts';
+import { buildBenchBundles, type ColdStart, lambdaScenarios, measureColdStart } from '../cold-start.ts';
 import type { BenchEnv } from '../lib/env.ts';
 import { type AreaResult, atMost, type Figure, figure } from '../lib/results.ts';
 import { round, summarize } from '../lib/stats.ts';
@@ -20,7 +19,7 @@ const KIB = 1024;
 export async function lambdaArea(env: BenchEnv): Promise<AreaResult> {
   const runs = env.quick ? 3 : 7;
   const buildStarted = performance.now();
-  const built = await buildTestBundles();
+  const built = await buildBenchBundles();
   const buildSeconds = (performance.now() - buildStarted) / 1000;
   const pinecone = await startPineconeEmulator({ apiKey: 'pcsk_bench' });
   const tableName = 'memgate-lambda-bench';
