@@ -269,6 +269,21 @@ describe('route B over the operator upstream: tool calls both ways', () => {
     expect(stub.requests[1]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
+  it('ends a stream whose upstream fails midway with an error event, and stores no half exchange', async () => {
+    stub.setBehavior({ chunks: ['Paris ', 'is ', 'sunny'], failAfterChunks: 1 });
+    const res = await post(`${operator.url}/api/v1/proxy/default/responses`, {
+      model: 'memgate/default',
+      input: 'Weather in Paris?',
+      stream: true,
+    });
+    const events = eventsOf(await res.text());
+    expect(events.map((event) => event.event)).toContain('response.output_text.delta');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'error', code: 'upstream_stream_failed' });
+    expect(events.map((event) => event.event)).not.toContain('response.completed');
+    await operator.background.idle();
+    expect(fake.added).toHaveLength(0);
+  });
+
   it('answers an upstream 429 with its status, a message of its own and only the retry hints', async () => {
     const secret = { error: { message: 'org-operator over quota', type: 'requests', code: 'rate_limit_exceeded' } };
     stub.setBehavior({

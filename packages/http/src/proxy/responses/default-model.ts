@@ -68,10 +68,22 @@ async function* ssePayloads(body: AsyncIterable<Uint8Array>): AsyncIterable<stri
   const pending: string[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event.data) });
   const decoder = new TextDecoder();
-  for await (const bytes of body) {
-    parser.feed(decoder.decode(bytes, { stream: true }));
+  const iterator = body[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<Uint8Array>;
+    try {
+      next = await iterator.next();
+    } catch {
+      // The connection broke midway: the caller sees what failed, not a bare internal error.
+      throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream failed');
+    }
+    if (next.done) return;
+    parser.feed(decoder.decode(next.value, { stream: true }));
     for (const data of pending.splice(0)) {
-      if (data === '[DONE]') return;
+      if (data === '[DONE]') {
+        await iterator.return?.();
+        return;
+      }
       yield data;
     }
   }
