@@ -4,8 +4,8 @@ import { serve } from '@hono/node-server';
 import { createServices, loadConfig, type ServiceInputs } from '@memgate/adapters';
 import { systemClock } from '@memgate/core';
 import { type AppDeps, createApp, createBackgroundWork, createTokenVerifier, silentLogger } from '@memgate/http';
-import { createExactIndex } from '../support/context-fakes.ts';
 import { createTestTable } from '../support/dynamo.ts';
+import { createMemoryIndex } from '../support/memory-ports.ts';
 import { TEST_SECRET, tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
 
@@ -38,7 +38,7 @@ export async function startClientMatrixServer(): Promise<ClientMatrixServer> {
     config: loadConfig({ TABLE_NAME: table.tableName, PROXY_ALLOW_PRIVATE_TARGETS: 'true' }),
     documentClient: table.documentClient,
     tableName: table.tableName,
-    vectorIndex: createExactIndex().index,
+    vectorIndex: createMemoryIndex().index,
     clock: systemClock,
     log: () => {},
   };

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createContextHarness } from '../support/context-app.ts';
-import { createExactIndex } from '../support/context-fakes.ts';
+import { createMemoryIndex } from '../support/memory-ports.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 // DESIGN.md section 2: another user's records need `context:admin`. One rule, so every route refuses with the same
@@ -19,7 +19,7 @@ let admin: string;
 let bobsOrgDocument: string;
 
 beforeAll(async () => {
-  h = await createContextHarness(createExactIndex().index);
+  h = await createContextHarness(createMemoryIndex().index);
   alice = await tokenFor('alice', { orgs: ['acme'], scope: ALL });
   bob = await tokenFor('bob', { orgs: ['acme'], scope: ALL });
   admin = await tokenFor('carol', { orgs: ['acme'], scope: `${ALL} context:admin` });

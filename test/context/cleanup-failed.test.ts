@@ -3,7 +3,8 @@ import { createLexicalEmbedder } from '@memgate/adapters';
 import { type ContextRepository, type Embedder, runCleanup } from '@memgate/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createContextHarness } from '../support/context-app.ts';
-import { createExactIndex, createFailingIndex } from '../support/context-fakes.ts';
+import { createFailingIndex } from '../support/context-fakes.ts';
+import { createMemoryIndex } from '../support/memory-ports.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 // Issue 12 item 16: a record the cleanup gave up on (`failed`) leaves its work list, so later runs do not read it
@@ -13,7 +14,7 @@ let h: Awaited<ReturnType<typeof createContextHarness>>;
 let failing: ReturnType<typeof createFailingIndex>['failing'];
 
 beforeAll(async () => {
-  const wrapped = createFailingIndex(createExactIndex().index);
+  const wrapped = createFailingIndex(createMemoryIndex().index);
   failing = wrapped.failing;
   h = await createContextHarness(wrapped.index);
 });
@@ -33,7 +34,7 @@ async function cleanupListing(embedder: Embedder): Promise<string[]> {
   };
   await runCleanup({
     repository,
-    index: createExactIndex().index,
+    index: createMemoryIndex().index,
     embedder,
     clock: { now: () => new Date(Date.now() + 3_600_000) },
     deadline: new Date(Date.now() + 7_200_000),

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createContextHarness } from '../support/context-app.ts';
-import { createExactIndex } from '../support/context-fakes.ts';
+import { createMemoryIndex } from '../support/memory-ports.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 // View cursors come back from callers, so they are input like any other (issue 12, item 13): whatever a caller
@@ -28,7 +28,7 @@ async function firstPage(token: string, route: string, query = '') {
 }
 
 beforeAll(async () => {
-  h = await createContextHarness(createExactIndex().index);
+  h = await createContextHarness(createMemoryIndex().index);
   alice = await tokenFor('alice', { orgs: ['acme', 'beta'], scope: ALL });
   bob = await tokenFor('bob', { orgs: ['acme'], scope: ALL });
   for (const [token, organization_id] of [

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createContextHarness } from '../support/context-app.ts';
-import { createExactIndex, createFailingIndex } from '../support/context-fakes.ts';
+import { createFailingIndex } from '../support/context-fakes.ts';
+import { createMemoryIndex } from '../support/memory-ports.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 const ALL = 'context:read context:write context:delete';
@@ -13,7 +14,7 @@ let bob: string;
 let admin: string;
 
 beforeAll(async () => {
-  const exact = createExactIndex();
+  const exact = createMemoryIndex();
   const wrapped = createFailingIndex(exact.index);
   failing = wrapped.failing;
   h = await createContextHarness(wrapped.index);

@@ -16,8 +16,9 @@ import {
   createTokenVerifier,
   type TokenVerifier,
 } from '@memgate/http';
-import { createExactIndex, createFailingIndex } from '../support/context-fakes.ts';
+import { createFailingIndex } from '../support/context-fakes.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
+import { createMemoryIndex } from '../support/memory-ports.ts';
 import { TEST_SECRET, tokenFor } from '../support/tokens.ts';
 
 // The whole service (every area, as the local server composes it) over DynamoDB Local and an exact in-memory
@@ -70,7 +71,7 @@ export async function startSecurityHarness({
   lookup?: LookupAll;
 } = {}): Promise<SecurityHarness> {
   const table = given ?? (await createTestTable('sec'));
-  const exact = createExactIndex();
+  const exact = createMemoryIndex();
   const wrapped = createFailingIndex(exact.index);
   const logs: string[] = [];
   const logger = createJsonLogger({ level: 'debug', sink: (line) => logs.push(line) });

@@ -1,56 +1,100 @@
-import type {
-  ContextRecord,
-  ContextRepository,
-  ExpiringItems,
-  Page,
-  RecordStatus,
-  TenantKey,
-  VectorIndex,
-  VectorItem,
+import {
+  type ContextRecord,
+  type ContextRepository,
+  type ExpiringItems,
+  invalid,
+  type Page,
+  type RecordStatus,
+  type TenantKey,
+  type VectorIndex,
+  type VectorItem,
+  type VectorMatch,
 } from '@memgate/core';
 
-// In-memory stand-ins for the core ports, with the same semantics as the real adapters (conditional transitions,
-// key-based cursors that survive deletions). Every call yields to the event loop first, so two concurrent users
-// really interleave.
+// In-memory stand-ins for the core ports, held to the same contracts as the real adapters: each runs its port's
+// conformance suite (test/support/memory-ports.test.ts). Conditional transitions, newest-first listings with
+// key-based cursors that survive deletions and are refused on another listing, exact cosine search with filters.
+// Every call yields to the event loop first, so two concurrent users really interleave.
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function pageAfter<T>(items: T[], keyOf: (item: T) => string, cursor: string | undefined, limit: number): Page<T> {
-  const rest = cursor === undefined ? items : items.filter((item) => keyOf(item) > cursor);
+/** A cursor names its listing, so one listing's cursor is refused by another, as DynamoDB's start keys are. */
+function cursorOf(listing: string, key: string): string {
+  return Buffer.from(JSON.stringify({ listing, key })).toString('base64url');
+}
+
+function keyAfter(listing: string, cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (parsed?.listing === listing && typeof parsed.key === 'string') return parsed.key;
+  } catch {
+    // below
+  }
+  throw invalid('is not a cursor returned by this listing', 'cursor');
+}
+
+/** One page of `items` (already in listing order, by `keyOf`) after the cursor's key. */
+function pageAfter<T>(
+  listing: string,
+  items: T[],
+  keyOf: (item: T) => string,
+  { cursor, limit, descending = false }: { cursor: string | undefined; limit: number; descending?: boolean },
+): Page<T> {
+  const after = keyAfter(listing, cursor);
+  const rest =
+    after === undefined ? items : items.filter((item) => (descending ? keyOf(item) < after : keyOf(item) > after));
   const slice = rest.slice(0, limit);
   const last = slice.at(-1);
-  return { items: slice, nextCursor: rest.length > limit && last ? keyOf(last) : null };
+  return { items: slice, nextCursor: rest.length > limit && last ? cursorOf(listing, keyOf(last)) : null };
 }
+
+const newestKey = (record: ContextRecord) => `${record.createdAt}#${record._id}`;
+const unsettledKey = (record: ContextRecord) => `${record.updatedAt}#${record._id}`;
+const byKey = (keyOf: (record: ContextRecord) => string) => (a: ContextRecord, b: ContextRecord) =>
+  keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0;
 
 export function createMemoryRepository(clock: { now(): Date }) {
   const rows = new Map<string, ContextRecord>();
-  const unsettledKey = (record: ContextRecord) => `${record.updatedAt}#${record._id}`;
+  const copy = (record: ContextRecord) => structuredClone(record);
+
+  /** Newest first, as the byTenant/byOwner/documentsByTenant indexes are read. */
+  function newestFirst(
+    listing: string,
+    keep: (row: ContextRecord) => boolean,
+    cursor: string | undefined,
+    limit: number,
+  ) {
+    const items = [...rows.values()].filter(keep).sort(byKey(newestKey)).reverse();
+    return pageAfter(listing, items.map(copy), newestKey, { cursor, limit, descending: true });
+  }
+
   const repository: ContextRepository = {
     async putMany(records) {
       await turn();
-      for (const record of records) rows.set(record._id, structuredClone(record));
+      for (const record of records) rows.set(record._id, copy(record));
     },
     async getMany(ids) {
       await turn();
-      return ids.flatMap((id) => (rows.has(id) ? [structuredClone(rows.get(id) as ContextRecord)] : []));
+      return [...new Set(ids)].flatMap((id) => (rows.has(id) ? [copy(rows.get(id) as ContextRecord)] : []));
     },
     async getForSearch(ids) {
       await turn();
-      return ids.flatMap((id) => {
+      return [...new Set(ids)].flatMap((id) => {
         const row = rows.get(id);
         if (!row) return [];
-        const { _id, kind, status, tenant, document_id, children_context_nodes, text, source } = structuredClone(row);
+        const { _id, kind, status, tenant, document_id, children_context_nodes, text, source } = copy(row);
         const fields = { _id, kind, status, tenant, document_id, children_context_nodes, text, source };
         return [{ ...fields, metadata: { file_name: row.metadata.file_name } }];
       });
     },
     async get(id) {
       await turn();
-      return rows.has(id) ? structuredClone(rows.get(id)) : undefined;
+      return rows.has(id) ? copy(rows.get(id) as ContextRecord) : undefined;
     },
     async transition(ids, from, to: RecordStatus) {
       await turn();
       const moved: string[] = [];
-      for (const id of ids) {
+      for (const id of new Set(ids)) {
         const row = rows.get(id);
         if (!row || !from.includes(row.status)) continue;
         row.status = to;
@@ -66,7 +110,7 @@ export function createMemoryRepository(clock: { now(): Date }) {
     },
     async deleteWhere(ids, status) {
       await turn();
-      const deleted = ids.filter((id) => rows.get(id)?.status === status);
+      const deleted = [...new Set(ids)].filter((id) => rows.get(id)?.status === status);
       for (const id of deleted) rows.delete(id);
       return deleted;
     },
@@ -78,22 +122,21 @@ export function createMemoryRepository(clock: { now(): Date }) {
     },
     async listByTenant(tenant, { documentsOnly = false, cursor, limit }) {
       await turn();
-      const items = [...rows.values()].filter(
-        (row) => row.tenant === tenant && (!documentsOnly || row.kind === 'document'),
-      );
-      return pageAfter(items, (row) => row._id, cursor, limit);
+      const keep = (row: ContextRecord) => row.tenant === tenant && (!documentsOnly || row.kind === 'document');
+      return newestFirst(`tenant ${documentsOnly ? 'documents' : 'records'} ${tenant}`, keep, cursor, limit);
     },
-    async listByOwner(userId, { cursor, limit }) {
+    async listByOwner(userId, { documentsOnly = false, cursor, limit }) {
       await turn();
-      const items = [...rows.values()].filter((row) => row.user_id === userId);
-      return pageAfter(items, (row) => row._id, cursor, limit);
+      // One owner listing, as DynamoDB's byOwner index is for both: documentsOnly filters it.
+      const keep = (row: ContextRecord) => row.user_id === userId && (!documentsOnly || row.kind === 'document');
+      return newestFirst(`owner ${userId}`, keep, cursor, limit);
     },
     async listUnsettled({ before, cursor, limit }) {
       await turn();
       const items = [...rows.values()]
-        .filter((row) => (row.status === 'pending' || row.status === 'deleting') && row.updatedAt < before)
-        .sort((a, b) => unsettledKey(a).localeCompare(unsettledKey(b)));
-      return pageAfter(structuredClone(items), unsettledKey, cursor, limit);
+        .filter((row) => (row.status === 'pending' || row.status === 'deleting') && unsettledKey(row) < before)
+        .sort(byKey(unsettledKey));
+      return pageAfter('unsettled', items.map(copy), unsettledKey, { cursor, limit });
     },
     async countAttempt(id) {
       await turn();
@@ -106,20 +149,41 @@ export function createMemoryRepository(clock: { now(): Date }) {
   return { repository, rows };
 }
 
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/** An exact VectorIndex: cosine similarity clamped to [0, 1], equality filters (membership for arrays). */
 export function createMemoryIndex() {
   const namespaces = new Map<TenantKey, Map<string, VectorItem>>();
   const index: VectorIndex = {
     async upsert(namespace, items) {
       await turn();
-      const ns = namespaces.get(namespace) ?? new Map();
+      const ns = namespaces.get(namespace) ?? new Map<string, VectorItem>();
       namespaces.set(namespace, ns);
       for (const item of items) ns.set(item.id, item);
     },
-    async query(namespace, { topK }) {
+    async query(namespace, { vector, topK, filter = {} }) {
       await turn();
-      return [...(namespaces.get(namespace)?.values() ?? [])]
-        .slice(0, topK)
-        .map((item) => ({ id: item.id, score: 1, metadata: item.metadata }));
+      const matches: VectorMatch[] = [];
+      for (const item of namespaces.get(namespace)?.values() ?? []) {
+        const ok = Object.entries(filter).every(([key, value]) => {
+          const actual = item.metadata[key as keyof VectorItem['metadata']];
+          return Array.isArray(actual) ? actual.includes(value as string) : actual === value;
+        });
+        if (ok) matches.push({ id: item.id, score: Math.max(0, cosine(vector, item.values)), metadata: item.metadata });
+      }
+      return matches.sort((a, b) => b.score - a.score).slice(0, topK);
     },
     async delete(namespace, ids) {
       await turn();
@@ -128,7 +192,7 @@ export function createMemoryIndex() {
     async listIds(namespace, { cursor, limit }) {
       await turn();
       const ids = [...(namespaces.get(namespace)?.keys() ?? [])].sort();
-      return pageAfter(ids, (id) => id, cursor, limit);
+      return pageAfter(`ids ${namespace}`, ids, (id) => id, { cursor, limit });
     },
     async listNamespaces() {
       await turn();
@@ -136,19 +200,22 @@ export function createMemoryIndex() {
     },
   };
   const idsIn = (namespace: TenantKey) => [...(namespaces.get(namespace)?.keys() ?? [])].sort();
-  return { index, namespaces, idsIn };
+  const allIds = () => [...namespaces.values()].flatMap((ns) => [...ns.keys()]);
+  return { index, namespaces, idsIn, allIds };
 }
 
+/** Expiring items as id → expiry (ISO); listed oldest expiry first, as the byExpiry index is read. */
 export function createMemorySessions() {
   const expiries = new Map<string, string>();
   const sessions: ExpiringItems = {
     async listExpired({ before, cursor, limit }) {
       await turn();
-      const ids = [...expiries.entries()]
+      const keys = [...expiries.entries()]
         .filter(([, at]) => at < before)
-        .map(([id]) => id)
+        .map(([id, at]) => `${at}#${id}`)
         .sort();
-      return pageAfter(ids, (id) => id, cursor, limit);
+      const page = pageAfter('expired', keys, (key) => key, { cursor, limit });
+      return { ...page, items: page.items.map((key) => key.slice(key.indexOf('#') + 1)) };
     },
     async delete(ids) {
       await turn();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { expiringItemsConformance } from '../../../../test/conformance/expiring-items.ts';
 import { sessionFor, sessionRepositoryConformance } from '../../../../test/conformance/session-repository.ts';
 import { createTestTable } from '../../../../test/support/dynamo.ts';
-import { createMemorySessionRepository } from '../../../../test/support/memory-sessions.ts';
 import { createDynamoSessionRepository } from './session-repository.ts';
 
 const table = createTestTable('sessions');
@@ -11,8 +11,17 @@ const factory = async () => {
 };
 
 sessionRepositoryConformance('DynamoDB', factory);
-const memory = createMemorySessionRepository();
-sessionRepositoryConformance('in-memory (test double)', async () => memory);
+expiringItemsConformance('DynamoDB session repository', async () => {
+  const repository = await factory();
+  return {
+    items: repository,
+    async store(expiresAt) {
+      const session = sessionFor({ expiresAt });
+      await repository.putSession(session);
+      return `chat#${session.chatId}`;
+    },
+  };
+});
 
 describe('DynamoDB session repository', () => {
   it('keeps the newest messages when a session outgrows the item size limit', async () => {

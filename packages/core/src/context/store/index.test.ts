@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createExactIndex, createFailingIndex } from '../../../../../test/support/context-fakes.ts';
-import { createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
+import { createFailingIndex } from '../../../../../test/support/context-fakes.ts';
+import { createMemoryIndex, createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
 import type { Principal } from '../../auth/index.ts';
 import type { ContextRepository, Embedder } from '../ports.ts';
 import { createContextStore } from './index.ts';
@@ -44,7 +44,7 @@ function failOnCall(repository: ContextRepository, method: keyof ContextReposito
 function setup() {
   const clock = { now: () => new Date() };
   const { repository, rows } = createMemoryRepository(clock);
-  const exact = createExactIndex();
+  const exact = createMemoryIndex();
   const { index, failing } = createFailingIndex(exact.index);
   const store = createContextStore({ repository, index, embedder: fakeEmbedder, clock });
   const visible = async () => (await store.view(alice, {})).items.map((record) => record._id);
