@@ -5,7 +5,9 @@ import { createPineconeVectorIndex } from '@memgate/adapters/pinecone/index';
 import type { ServiceInputs } from '@memgate/adapters/services/index';
 import { systemClock } from '@memgate/core/clock';
 import {
+  type BackgroundWork,
   type BaseDeps,
+  createBackgroundWork,
   createTokenVerifier,
   type Logger,
   notFoundHandler,
@@ -28,6 +30,8 @@ export interface AwsRuntime {
   logger: Logger;
   /** Powertools: the logger above, the invocation's context in it, and EMF metrics. */
   observability: LambdaObservability;
+  /** Work started after a response (the proxy's exchange capture); a streaming handler waits for it to finish. */
+  background: BackgroundWork;
   inputs: ServiceInputs;
 }
 
@@ -67,6 +71,9 @@ export function createAwsRuntime(env: Record<string, string | undefined> = proce
     config,
     logger,
     observability,
+    background: createBackgroundWork((error) =>
+      logger.error('work after the response failed', { error: error instanceof Error ? error.message : String(error) }),
+    ),
     inputs: {
       config,
       documentClient,

@@ -10,5 +10,5 @@ export const proxyApp = () =>
     const embedder = createEmbedder(runtime.inputs.config);
     const { store } = createContextServices(runtime.inputs, { embedder });
     const proxy = createProxyServices(runtime.inputs, { embedder, contextStore: store });
-    return createProxyApp({ ...runtime.base, ...proxy });
+    return createProxyApp({ ...runtime.base, ...proxy, background: runtime.background });
   });

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { type BundleReport, buildFunctions } from '../../scripts/build.ts';
@@ -40,6 +40,9 @@ export async function buildTestBundles(): Promise<TestBundles> {
   const existing = readReport(dir);
   if (existing) return done(existing);
   let builder = false;
+  // The lock's parent first: without it the mkdir below fails as if another worker held the lock, and every
+  // worker waits for a build nobody runs (a fresh clone has no node_modules/.cache).
+  mkdirSync(dirname(dir), { recursive: true });
   try {
     mkdirSync(`${dir}.lock`, { recursive: false });
     builder = true;
