@@ -44,10 +44,11 @@ export async function buildTestBundles(): Promise<TestBundles> {
   // worker waits for a build nobody runs (a fresh clone has no node_modules/.cache).
   mkdirSync(dirname(dir), { recursive: true });
   try {
-    mkdirSync(`${dir}.lock`, { recursive: false });
+    mkdirSync(`${dir}.lock`);
     builder = true;
-  } catch {
-    // another worker builds: wait for its report below
+  } catch (error) {
+    // EEXIST: another worker builds; wait for its report below.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
   if (builder) {
     const { bundles } = await buildFunctions({ outdir: dir });
