@@ -27,21 +27,12 @@ const BANNER =
   "import { createRequire as __memgateRequire } from 'node:module';\nconst require = __memgateRequire(import.meta.url);";
 
 /**
- * zod 4 is installed twice (packages/http and packages/adapters, same version) and its `z` namespace drags in
- * every locale (~260 KB): bundle one copy, with English messages only (the only ones the API returns).
+ * zod 4's `z` namespace re-exports every locale's messages (~280 KB of the bundle): bundle English only, the only
+ * language the API answers in. (The product has one zod: the benchmarks' zod 3 lives in the bench workspace.)
  */
-const zodDiet: Plugin = {
-  name: 'zod-diet',
+const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^zod(\/.*)?$/ }, (args) =>
-      args.pluginData === 'zod-diet'
-        ? undefined
-        : pluginBuild.resolve(args.path, {
-            kind: args.kind,
-            resolveDir: join(ROOT, 'packages', 'http'),
-            pluginData: 'zod-diet',
-          }),
-    );
     pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
       /[/\\]zod[/\\]v4[/\\]/.test(args.importer)
         ? { path: join(args.resolveDir, '..', 'locales', 'english-only.js'), namespace: 'zod-locales' }
@@ -229,7 +220,7 @@ export async function buildFunctions({
             metafile: true,
             logLevel: 'warning',
             legalComments: 'external',
-            plugins: [zodDiet, slimDependencies, ...sdk],
+            plugins: [zodEnglishOnly, slimDependencies, ...sdk],
           }),
     ),
   );

@@ -85,7 +85,7 @@ describe(`openai ${VERSION}`, () => {
 
     const runner = throughMemgate.chat.completions.stream({ model: 'gpt-x', messages, tools });
     const streamed = (await runner.finalChatCompletion()).choices[0]?.message.tool_calls?.[0];
-    expect(streamed?.function.name).toBe('get_weather');
-    expect(JSON.parse(streamed?.function.arguments ?? '')).toEqual({ city: 'Lisbon' });
+    expect(streamed?.type === 'function' && streamed.function.name).toBe('get_weather');
+    expect(streamed?.type === 'function' && JSON.parse(streamed.function.arguments)).toEqual({ city: 'Lisbon' });
   });
 });
