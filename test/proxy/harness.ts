@@ -51,6 +51,8 @@ export function createFakeContextStore(passages: { fileName: string; text: strin
     delete: async () => {},
     view: async () => ({ items: [], nextCursor: null }),
     viewDocs: async () => ({ items: [], nextCursor: null }),
+    // Every passage is the caller's own: an exchange is stored in the caller's records.
+    originsOf: async () => ({ organizations: [], unknown: 0 }),
   };
   return { store, added, searches };
 }

@@ -31,6 +31,7 @@ export function contextStoreWith(hits: SearchHit[]): ContextStore & { queries: u
     delete: unused,
     view: unused,
     viewDocs: unused,
+    originsOf: unused,
   };
 }
 

@@ -89,4 +89,6 @@ export interface ContextStore {
   delete(principal: Principal, input: DeleteInput): Promise<void>;
   view(principal: Principal, input: ViewInput): Promise<Page<ContextRecord>>;
   viewDocs(principal: Principal, input: ViewInput): Promise<Page<DocumentSummary>>;
+  /** The organizations of records the caller can see (e.g. injected context); gone or foreign ids are `unknown`. */
+  originsOf(principal: Principal, contextIds: readonly string[]): Promise<{ organizations: string[]; unknown: number }>;
 }

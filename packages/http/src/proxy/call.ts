@@ -1,6 +1,6 @@
 import { type ChatCompletionRequest, type ChatModel, MemgateError, type Principal } from '@memgate/core';
 import type { BaseDeps } from '../deps.ts';
-import type { Switches } from './context.ts';
+import type { Exchange, Switches } from './context.ts';
 import type { ProxyAreaDeps } from './deps.ts';
 
 /** One proxied request, whatever its endpoint: who asks, with which switches, and how to store the exchange. */
@@ -10,8 +10,11 @@ export interface ProxyCall {
   switches: Switches;
   /** Aborted when the client disconnects. */
   clientSignal: AbortSignal;
-  /** Stores the exchange after the response (a no-op when `x-memgate-store: off`). */
-  capture(question: string, reply: string): void;
+  /**
+   * Stores the exchange after the response (a no-op when `x-memgate-store: off`): the question and the context
+   * injected for it (where the exchange is stored follows that context, DESIGN.md section 4).
+   */
+  capture(exchange: Exchange, reply: string): void;
 }
 
 /** Route B serves one model id (DESIGN.md section 4). */

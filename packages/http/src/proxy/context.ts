@@ -15,10 +15,16 @@ export interface Switches {
   store: boolean;
 }
 
-export interface Prepared {
+/** What a captured exchange is stored from: the last user message and the context records injected for it. */
+export interface Exchange {
+  question: string;
+  /** Context ids of the records injected as context (empty when none were). */
+  sources: string[];
+}
+
+export interface Prepared extends Exchange {
   messages: ChatMessage[];
   headers: Record<string, string>;
-  question: string;
 }
 
 const MAX_QUERY_CHARS = 10_000;
@@ -55,7 +61,7 @@ export async function prepareMessages(
     dropped = result.dropped;
     tokensSaved = result.tokensSaved;
   }
-  let injected = 0;
+  let sources: string[] = [];
   if (switches.context && question.trim() !== '' && deps.settings.contextTopK > 0) {
     try {
       const hits = await deps.contextStore.search(principal, {
@@ -68,7 +74,7 @@ export async function prepareMessages(
       if (hits.length > 0) {
         const content = formatContextMessage(hits.map((hit) => ({ fileName: hit.fileName, text: hit.contextData })));
         messages = afterSystemMessages(messages, { role: 'system', content });
-        injected = hits.length;
+        sources = hits.map((hit) => hit.contextId);
       }
     } catch (error) {
       // Context is an enhancement: a failing search must not fail the completion.
@@ -78,10 +84,11 @@ export async function prepareMessages(
   return {
     messages,
     question,
+    sources,
     headers: {
       'x-memgate-history-kept': String(original.length - dropped),
       'x-memgate-history-dropped': String(dropped),
-      'x-memgate-context-injected': String(injected),
+      'x-memgate-context-injected': String(sources.length),
       'x-memgate-tokens-saved': String(tokensSaved),
     },
   };

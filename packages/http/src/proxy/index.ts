@@ -61,8 +61,8 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono {
       principal,
       switches,
       clientSignal: c.req.raw.signal,
-      capture: (question, reply) => {
-        if (switches.store) storeExchange(principal, question, reply);
+      capture: (exchange, reply) => {
+        if (switches.store) storeExchange(principal, exchange, reply);
       },
     };
   }
@@ -99,7 +99,7 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono {
       upstreamOwner: target.kind === 'default' ? 'operator' : 'caller',
       clientSignal: call.clientSignal,
       keepAliveMs: deps.settings.keepAliveMs,
-      ...(call.switches.store ? { onReply: (reply: string) => call.capture(prepared.question, reply) } : {}),
+      ...(call.switches.store ? { onReply: (reply: string) => call.capture(prepared, reply) } : {}),
     });
   });
   // The principal variable is internal to this area; callers mount it as a plain app.

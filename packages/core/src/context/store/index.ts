@@ -2,6 +2,7 @@ import type { ContextStore } from '../service.ts';
 import { addDocuments } from './add.ts';
 import { deleteContext } from './delete.ts';
 import type { ContextStoreDeps } from './deps.ts';
+import { originsOf } from './origins.ts';
 import { searchContext } from './search.ts';
 import { viewContext, viewDocuments } from './view.ts';
 
@@ -34,6 +35,9 @@ export function createContextStore(deps: ContextStoreDeps): ContextStore {
     },
     viewDocs: function viewDocs(principal, input) {
       return viewDocuments(deps, principal, input);
+    },
+    originsOf: function origins(principal, contextIds) {
+      return originsOf(deps, principal, contextIds);
     },
   };
 }

@@ -31,7 +31,7 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
     const reply = response.output
       .map((item) => ((item as { type: string }).type === 'message' ? textOf(item) : ''))
       .join('');
-    call.capture(prepared.question, reply);
+    call.capture(prepared, reply);
     return Response.json(response, { headers: { ...prepared.headers, ...answer.headers } });
   }
 
@@ -62,7 +62,7 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
       yield sseEvent((stream as NonNullable<typeof stream>).failure(message, code));
       return;
     }
-    call.capture(prepared.question, stream?.replyText() ?? '');
+    call.capture(prepared, stream?.replyText() ?? '');
   }
   const body = forwardSse({
     source: events(),

@@ -77,7 +77,7 @@ export async function serveTargetResponses(
       keepAliveMs: deps.settings.keepAliveMs,
       onData: watcher.onData,
       onEnd: (ok) => {
-        if (ok) call.capture(prepared.question, watcher.reply());
+        if (ok) call.capture(prepared, watcher.reply());
       },
       terminate: false,
       failureEvent: watcher.failure,
@@ -91,6 +91,6 @@ export async function serveTargetResponses(
   } catch {
     throw new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered with invalid JSON');
   }
-  call.capture(prepared.question, replyOf(parsed));
+  call.capture(prepared, replyOf(parsed));
   return new Response(text, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
 }
