@@ -19,7 +19,7 @@ async function clientOver(store: Partial<ContextStore>, scope = 'context:read co
     store: { add: unused, search: unused, delete: unused, view: unused, viewDocs: unused, ...store } as ContextStore,
   });
   const transport = new StreamableHTTPClientTransport(new URL('http://memgate.test/mcp'), {
-    fetch: (url, init) => app.request(String(url), init as RequestInit),
+    fetch: async (url, init) => app.request(String(url), init as RequestInit),
     requestInit: { headers: { authorization: `Bearer ${await tokenFor('u1', { orgs: ['acme'], scope })}` } },
   });
   const client = new Client({ name: 'unit', version: '1' });
