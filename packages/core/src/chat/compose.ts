@@ -1,4 +1,4 @@
-import { countMessageTokens, countTokens } from '../history/index.ts';
+import { countPromptTokens, createTokenMeter } from '../history/index.ts';
 import type { ChatCompletionChunk, ChatMessage, ToolCall, Usage } from '../model/index.ts';
 
 /** The answer assembled from a model's streamed chunks. */
@@ -45,15 +45,16 @@ export async function composeAnswer(
   return {
     content,
     model,
-    usage: usage ?? estimateUsage(prompt, content),
+    usage: usage ?? (await estimateUsage(prompt, content)),
     toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),
   };
 }
 
-/** Counted locally when the model reports no usage (some upstreams omit it in streams). */
-function estimateUsage(prompt: readonly ChatMessage[], content: string): Usage {
-  const promptTokens = prompt.reduce((sum, message) => sum + countMessageTokens(message), 0);
-  const completionTokens = countTokens(content);
+/** Counted locally when the model reports no usage (some upstreams omit it in streams), with one bounded meter. */
+async function estimateUsage(prompt: readonly ChatMessage[], content: string): Promise<Usage> {
+  const meter = createTokenMeter();
+  const completionTokens = await meter.count(content);
+  const promptTokens = await countPromptTokens(meter, prompt);
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,

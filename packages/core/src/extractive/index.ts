@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { decode, encode } from 'gpt-tokenizer';
 import { invalid } from '../errors/index.ts';
 import { lastUserIndex } from '../history/filter.ts';
-import { countMessageTokens, countTokens, messageText } from '../history/tokens.ts';
+import { countPromptTokens, createTokenMeter, messageText, truncateToTokens } from '../history/tokens.ts';
 import type { ChatCompletion, ChatCompletionRequest, ChatModel, Usage } from '../model/index.ts';
 import { type ContextPassage, parseContextMessage } from './context-message.ts';
 import { selectSentences } from './select.ts';
@@ -56,7 +55,7 @@ export function checkExtractiveRequest(request: ChatCompletionRequest): void {
 }
 
 /** Builds the extractive answer: the best sentences of the injected context for the last user message. */
-function answer(request: ChatCompletionRequest): Answer {
+async function answer(request: ChatCompletionRequest): Promise<Answer> {
   const passages: ContextPassage[] = request.messages
     .filter((message) => message.role === 'system' && typeof message.content === 'string')
     .flatMap((message) => parseContextMessage(message.content as string));
@@ -66,13 +65,15 @@ function answer(request: ChatCompletionRequest): Answer {
   let pieces = chosen.length > 0 ? chosen : [passages.length === 0 ? NOTHING_STORED : NOTHING_MATCHED];
   let finishReason: Answer['finishReason'] = 'stop';
   const limit = answerTokenLimit(request);
-  if (limit !== undefined && countTokens(pieces.join(' ')) > limit) {
-    pieces = [decode(encode(pieces.join(' ')).slice(0, limit))];
+  // One meter for the answer: the request's messages can be megabytes (DESIGN.md §4, "Size and time").
+  const meter = createTokenMeter();
+  if (limit !== undefined && (await meter.countUpTo(pieces.join(' '), limit)) > limit) {
+    pieces = [truncateToTokens(pieces.join(' '), limit)];
     finishReason = 'length';
   }
   const content = pieces.join(' ');
-  const prompt = request.messages.reduce((sum, message) => sum + countMessageTokens(message), 3);
-  const completion = countTokens(content);
+  const completion = await meter.count(content);
+  const prompt = 3 + (await countPromptTokens(meter, request.messages));
   return {
     content,
     pieces,
@@ -90,7 +91,7 @@ export function createExtractiveModel({ clock = () => new Date() }: { clock?: ()
   const created = () => Math.floor(clock().getTime() / 1000);
 
   async function complete(request: ChatCompletionRequest): Promise<ChatCompletion> {
-    const result = answer(request);
+    const result = await answer(request);
     return {
       id: `chatcmpl-${randomUUID()}`,
       object: 'chat.completion',
@@ -104,7 +105,7 @@ export function createExtractiveModel({ clock = () => new Date() }: { clock?: ()
   }
 
   async function* stream(request: ChatCompletionRequest, options: { signal?: AbortSignal }): AsyncIterable<string> {
-    const result = answer(request);
+    const result = await answer(request);
     const base = {
       id: `chatcmpl-${randomUUID()}`,
       object: 'chat.completion.chunk',

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../model/index.ts';
-import { countMessageTokens } from './tokens.ts';
+import { createMessageTokens } from './message-tokens.ts';
 
 export interface HistoryFilterOptions {
   /** Similarity of message i to the last user message, in [0, 1]; only asked for optional (older) messages. */
@@ -9,6 +9,7 @@ export interface HistoryFilterOptions {
   minSimilarity: number;
   /** Token budget for the whole kept history; required messages count against it first. */
   tokenBudget: number;
+  /** Exact tokens of a message (tests); by default counted with a TokenMeter, and only where a decision needs it. */
   countTokens?: (message: ChatMessage) => number;
 }
 
@@ -30,52 +31,86 @@ export function lastUserIndex(messages: readonly ChatMessage[]): number {
  * messages before it and everything after it are always kept; an older message is kept only if similar enough to the
  * last user message and within the token budget (most similar first). Order is never changed.
  */
-export function filterHistory(messages: readonly ChatMessage[], options: HistoryFilterOptions): HistoryFilterResult {
-  const count = options.countTokens ?? countMessageTokens;
+export async function filterHistory(
+  messages: readonly ChatMessage[],
+  options: HistoryFilterOptions,
+): Promise<HistoryFilterResult> {
+  const tokens = createMessageTokens(messages, options.countTokens);
+  const budget = options.tokenBudget;
   const last = lastUserIndex(messages);
   const recentFrom = Math.max(0, last - options.keepRecent);
   const keep = new Array<boolean>(messages.length).fill(false);
-  const tokens = messages.map((message) => count(message));
-  let used = 0;
+  const required: number[] = [];
   const optional: { index: number; similarity: number }[] = [];
   messages.forEach((message, index) => {
     if (last < 0 || message.role === 'system' || message.role === 'developer' || index >= recentFrom) {
       keep[index] = true;
-      used += tokens[index] ?? 0;
+      required.push(index);
     } else {
       optional.push({ index, similarity: options.lastUserSimilarity(index) });
     }
   });
   optional.sort((a, b) => b.similarity - a.similarity || b.index - a.index);
-  for (const { index, similarity } of optional) {
-    if (similarity < options.minSimilarity) break;
-    const size = tokens[index] ?? 0;
-    if (used + size > options.tokenBudget) continue;
-    keep[index] = true;
-    used += size;
+  const similar = optional.filter(({ similarity }) => similarity >= options.minSimilarity).map(({ index }) => index);
+  // When even upper bounds of the tokens fit the budget, every similar message is kept and nothing needs counting.
+  if (fitsWithoutCounting([...required, ...similar], tokens.bound, budget)) {
+    for (const index of similar) keep[index] = true;
+  } else {
+    let used = 0;
+    for (const index of required) {
+      used += await tokens.upTo(index, budget - used);
+      if (used > budget) break; // nothing optional can fit any more: the rest need no count
+    }
+    for (const index of similar) {
+      if (used > budget) break;
+      const size = await tokens.upTo(index, budget - used);
+      if (used + size > budget) continue;
+      keep[index] = true;
+      used += size;
+    }
   }
   keepToolPairs(messages, keep);
   const kept = messages.filter((_, index) => keep[index]);
   let tokensSaved = 0;
-  keep.forEach((isKept, index) => {
-    if (!isKept) tokensSaved += tokens[index] ?? 0;
-  });
+  for (let index = 0; index < messages.length; index += 1)
+    if (!keep[index]) tokensSaved += await tokens.forReport(index);
   return { messages: kept, kept: kept.length, dropped: messages.length - kept.length, tokensSaved };
 }
 
-/** A tool result without the assistant message that called it (or the reverse) is invalid upstream: drop both. */
+function fitsWithoutCounting(indexes: readonly number[], bound: (index: number) => number, budget: number): boolean {
+  let total = 0;
+  for (const index of indexes) {
+    total += bound(index);
+    if (total > budget) return false;
+  }
+  return true;
+}
+
+/**
+ * A tool result without the assistant message that called it (or the reverse) is invalid upstream: drop both. One
+ * pass each way, remembering the caller, so that a long run of tool messages costs linear time.
+ */
 function keepToolPairs(messages: readonly ChatMessage[], keep: boolean[]): void {
+  let caller = -1; // the last message before the current run of tool messages
   messages.forEach((message, index) => {
-    if (message.role !== 'tool' || !keep[index]) return;
-    let caller = index - 1;
-    while (caller >= 0 && messages[caller]?.role === 'tool') caller -= 1;
-    if (caller >= 0 && !keep[caller]) keep[index] = false;
+    if (message.role !== 'tool') caller = index;
+    else if (keep[index] && caller >= 0 && !keep[caller]) keep[index] = false;
   });
-  messages.forEach((message, index) => {
-    if (!message.tool_calls?.length || !keep[index]) return;
-    for (let next = index + 1; next < messages.length && messages[next]?.role === 'tool'; next += 1) {
-      if (!keep[next]) keep[index] = false;
+  // Walking backwards, `complete` tells whether every tool message after the current one (up to the next non-tool
+  // message) is still kept: a caller keeps its results only when all of them are.
+  let complete = true;
+  let runEnd = messages.length; // exclusive end of the tool run that follows the current message
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index] as ChatMessage;
+    if (message.role === 'tool') {
+      if (!keep[index]) complete = false;
+      continue;
     }
-    if (!keep[index]) for (let next = index + 1; messages[next]?.role === 'tool'; next += 1) keep[next] = false;
-  });
+    if (message.tool_calls?.length && keep[index] && !complete) {
+      keep[index] = false;
+      for (let next = index + 1; next < runEnd; next += 1) keep[next] = false;
+    }
+    complete = true;
+    runEnd = index;
+  }
 }

@@ -16,8 +16,8 @@ describe('filterHistory', () => {
     msg('user', 'last question'),
   ];
 
-  it('keeps system, the last user message and keepRecent before it; drops dissimilar older ones', () => {
-    const result = filterHistory(history, {
+  it('keeps system, the last user message and keepRecent before it; drops dissimilar older ones', async () => {
+    const result = await filterHistory(history, {
       lastUserSimilarity: (index) => (index === 1 ? 0.9 : 0.05),
       keepRecent: 2,
       minSimilarity: 0.2,
@@ -34,8 +34,8 @@ describe('filterHistory', () => {
     expect(result.tokensSaved).toBeGreaterThan(0);
   });
 
-  it('drops similar older messages that do not fit the token budget', () => {
-    const result = filterHistory(history, {
+  it('drops similar older messages that do not fit the token budget', async () => {
+    const result = await filterHistory(history, {
       lastUserSimilarity: () => 1,
       keepRecent: 0,
       minSimilarity: 0.2,
@@ -46,15 +46,15 @@ describe('filterHistory', () => {
     expect(result.tokensSaved).toBe(12);
   });
 
-  it('always preserves order and the required messages (property)', () => {
+  it('always preserves order and the required messages (property)', async () => {
     const role = fc.constantFrom<ChatMessage['role']>('system', 'user', 'assistant');
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(fc.tuple(role, fc.double({ min: 0, max: 1, noNaN: true })), { maxLength: 30 }),
         fc.nat(6),
-        (items, keepRecent) => {
+        async (items, keepRecent) => {
           const messages = items.map(([r], index) => msg(r, `m${index}`));
-          const result = filterHistory(messages, {
+          const result = await filterHistory(messages, {
             lastUserSimilarity: (index) => items[index]?.[1] ?? 0,
             keepRecent,
             minSimilarity: 0.5,
@@ -71,7 +71,7 @@ describe('filterHistory', () => {
     );
   });
 
-  it('never keeps a tool result without the assistant message that called it', () => {
+  it('never keeps a tool result without the assistant message that called it', async () => {
     const call: ChatMessage = {
       role: 'assistant',
       content: null,
@@ -83,13 +83,78 @@ describe('filterHistory', () => {
       { role: 'tool', content: 'result', tool_call_id: 't1' } as ChatMessage,
       msg('user', 'b'),
     ];
-    const result = filterHistory(messages, {
+    const result = await filterHistory(messages, {
       lastUserSimilarity: (index) => (index === 2 ? 1 : 0),
       keepRecent: 0,
       minSimilarity: 0.5,
       tokenBudget: 1000,
     });
     expect(result.messages.map((message) => message.role)).toEqual(['user']);
+  });
+});
+
+describe('tool messages and their callers', () => {
+  const call = (id: string): ChatMessage => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id, type: 'function', function: { name: 'f', arguments: '{}' } }],
+  });
+  const result = (id: string): ChatMessage =>
+    ({ role: 'tool', content: `result ${id}`, tool_call_id: id }) as ChatMessage;
+
+  it('pairs 20,000 tool results with their caller in linear time (reads of the history counted)', async () => {
+    const history = [msg('user', 'q'), call('c'), ...Array.from({ length: 20_000 }, () => result('c'))];
+    let reads = 0;
+    const counted = new Proxy(history, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads += 1;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const filtered = await filterHistory(counted, {
+      lastUserSimilarity: () => 0,
+      keepRecent: 4,
+      minSimilarity: 0.2,
+      tokenBudget: 8_000,
+      countTokens: () => 1,
+    });
+    expect(filtered.kept).toBe(history.length);
+    // Walking back from each tool result to its caller read the history ~200 million times; now a few passes.
+    expect(reads).toBeLessThan(20 * history.length);
+  });
+
+  it('keeps a caller exactly when all of its results are kept, and a result only with its caller (property)', async () => {
+    const turn = fc.oneof(
+      fc.constant<ChatMessage[]>([msg('user', 'u')]),
+      fc.constant<ChatMessage[]>([msg('assistant', 'a')]),
+      fc.nat(3).map((n) => [call('x'), ...Array.from({ length: n + 1 }, () => result('x'))]),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(turn, { maxLength: 12 }).map((turns) => turns.flat()),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 60, maxLength: 60 }),
+        fc.nat(4),
+        async (messages, similarity, keepRecent) => {
+          const { messages: kept } = await filterHistory(messages, {
+            lastUserSimilarity: (index) => similarity[index] ?? 0,
+            keepRecent,
+            minSimilarity: 0.5,
+            tokenBudget: 10_000,
+            countTokens: () => 1,
+          });
+          const keptSet = new Set(kept);
+          messages.forEach((message, index) => {
+            if (!message.tool_calls) return;
+            let end = index + 1;
+            while (messages[end]?.role === 'tool') end += 1;
+            const results = messages.slice(index + 1, end);
+            if (keptSet.has(message)) for (const r of results) expect(keptSet.has(r)).toBe(true);
+            else for (const r of results) expect(keptSet.has(r)).toBe(false);
+          });
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -5,7 +5,19 @@ import { messageText } from './tokens.ts';
 
 export { createCachedEmbedder } from './embedding-cache.ts';
 export { filterHistory, type HistoryFilterOptions, type HistoryFilterResult, lastUserIndex } from './filter.ts';
-export { countMessageTokens, countTokens, messageText } from './tokens.ts';
+export { createTimeSlice, giveWay, type TimeSlice } from './time-slice.ts';
+export {
+  countMessageTokens,
+  countPromptTokens,
+  countTokens,
+  createTokenMeter,
+  EXACT_TOKENS_PER_PASS,
+  MESSAGE_FRAMING_TOKENS,
+  messageText,
+  type TokenMeter,
+  truncateToTokens,
+  utf8Length,
+} from './tokens.ts';
 
 export interface RelevanceFilterOptions {
   embedder: Embedder;

@@ -1,11 +1,58 @@
+import fc from 'fast-check';
 import { countTokens as countWithoutCache } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
-import { countTokens, createTokenCounter } from './tokens.ts';
+import { PIECE_CHARS, piecesOf, utf8Length } from './pieces.ts';
+import { countTokens, createTokenCounter, createTokenMeter, truncateToTokens } from './tokens.ts';
+
+const plain = { disallowedSpecial: new Set<string>() };
 
 describe('token counting', () => {
   it('counts exactly as gpt-tokenizer does, the first time and when the text comes again', () => {
     const texts = ['', 'Hello, world!', 'Was the quarterly invoice paid?', '日本語のテキスト 🙂', 'a'.repeat(5_000)];
     for (const text of [...texts, ...texts]) expect(countTokens(text), text.slice(0, 20)).toBe(countWithoutCache(text));
+  });
+
+  it('counts prose in pieces exactly as gpt-tokenizer counts it whole (property)', () => {
+    const word = fc.stringMatching(/^[A-Za-zÀ-ÿ0-9'’.,;:!?()"\-/]{1,24}$/);
+    const gap = fc.constantFrom(' ', ' ', ' ', '  ', '\n', '\n\n', ' \n', '\t', ', ', '. ');
+    const prose = fc.array(fc.tuple(word, gap), { minLength: 1, maxLength: 120 }).map((parts) => parts.flat().join(''));
+    fc.assert(
+      fc.property(prose, (text) => {
+        expect([...piecesOf(text)].join('')).toBe(text);
+        expect(createTokenCounter()(text)).toBe(countWithoutCache(text, plain));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hands the tokenizer at most PIECE_CHARS at a time: a 120,000-letter word costs linear work', () => {
+    const given: string[] = [];
+    const count = createTokenCounter({
+      count: (piece) => {
+        given.push(piece);
+        return countWithoutCache(piece, plain);
+      },
+    });
+    const tokens = count('a'.repeat(120_000));
+    expect(Math.max(...given.map((piece) => piece.length))).toBeLessThanOrEqual(PIECE_CHARS);
+    expect(given.join('').length).toBe(120_000);
+    // gpt-tokenizer counts 12,000 a's exactly (quadratic, but small); ten times that, cut in pieces, stays within 1%.
+    expect(tokens / (10 * countWithoutCache('a'.repeat(12_000)))).toBeCloseTo(1, 2);
+  });
+
+  it('counts text that spells a special token as plain text instead of throwing', () => {
+    expect(countTokens('see <|endoftext|> here')).toBe(countWithoutCache('see <|endoftext|> here', plain));
+    const cut = truncateToTokens('<|endoftext|> and more words after it', 3);
+    expect('<|endoftext|> and more words after it'.startsWith(cut)).toBe(true);
+    expect(countWithoutCache(cut, plain)).toBe(3);
+  });
+
+  it('truncates to a token limit piece by piece', () => {
+    const text = 'The quarterly invoice was paid in March. '.repeat(50);
+    const cut = truncateToTokens(text, 20);
+    expect(text.startsWith(cut)).toBe(true);
+    expect(countWithoutCache(cut, plain)).toBeLessThanOrEqual(20);
+    expect(countWithoutCache(cut, plain)).toBeGreaterThanOrEqual(18);
   });
 
   it('counts a repeated text once, and forgets the least recently used texts beyond its character budget', () => {
@@ -26,5 +73,71 @@ describe('token counting', () => {
     count('x'.repeat(11));
     count('x'.repeat(11));
     expect(seen.slice(4)).toEqual(['x'.repeat(11), 'x'.repeat(11)]);
+  });
+});
+
+describe('token meter (one pass over a request)', () => {
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i.toString(36)}q`).join(' ');
+
+  it('counts exactly within its allowance, then estimates the rest without counting it', async () => {
+    let counted = 0;
+    const meter = createTokenMeter({
+      allowance: 1_000,
+      counter: createTokenCounter(),
+      count: (piece) => {
+        const tokens = countWithoutCache(piece, plain);
+        counted += tokens;
+        return tokens;
+      },
+    });
+    const small = words(100);
+    expect(await meter.count(small)).toBe(countWithoutCache(small, plain));
+    const large = words(50_000);
+    const estimate = await meter.count(large);
+    expect(counted).toBeLessThan(1_000 + PIECE_CHARS); // the allowance, plus at most one piece
+    const exact = countWithoutCache(large, plain);
+    expect(estimate / exact).toBeGreaterThan(0.8);
+    expect(estimate / exact).toBeLessThan(1.25);
+  });
+
+  it('decides on an upper bound once its allowance is spent, so a budget is never overrun', async () => {
+    const meter = createTokenMeter({ allowance: 10, counter: createTokenCounter() });
+    await meter.count(words(50)); // spends the allowance
+    const text = words(2_000);
+    const bound = await meter.countUpTo(text, Number.POSITIVE_INFINITY);
+    expect(bound).toBe(utf8Length(text));
+    expect(bound).toBeGreaterThanOrEqual(countWithoutCache(text, plain));
+  });
+
+  it('stops a decision count early once past the limit', async () => {
+    let counted = 0;
+    const meter = createTokenMeter({
+      counter: createTokenCounter(),
+      count: (piece) => {
+        const tokens = countWithoutCache(piece, plain);
+        counted += tokens;
+        return tokens;
+      },
+    });
+    expect(await meter.countUpTo(words(20_000), 100)).toBeGreaterThan(100);
+    expect(counted).toBeLessThan(100 + PIECE_CHARS);
+  });
+
+  it('gives the event loop back while it counts', async () => {
+    let immediateRan = false;
+    setImmediate(() => {
+      immediateRan = true;
+    });
+    let ranBeforeLastPiece = false;
+    const meter = createTokenMeter({
+      sliceMs: 0,
+      counter: createTokenCounter(),
+      count: (piece) => {
+        ranBeforeLastPiece = immediateRan;
+        return countWithoutCache(piece, plain);
+      },
+    });
+    await meter.count(words(500));
+    expect(ranBeforeLastPiece).toBe(true);
   });
 });

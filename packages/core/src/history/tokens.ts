@@ -1,6 +1,10 @@
-import { countTokens as countTextTokens } from 'gpt-tokenizer';
+import { countTokens as countTextTokens, decode, encode } from 'gpt-tokenizer';
 import { createLru } from '../cache/lru.ts';
 import type { ChatMessage } from '../model/index.ts';
+import { piecesOf, utf8Length } from './pieces.ts';
+import { createTimeSlice } from './time-slice.ts';
+
+export { utf8Length } from './pieces.ts';
 
 /** Text of a message as a model sees it (content plus tool-call arguments). */
 export function messageText(message: ChatMessage): string {
@@ -14,33 +18,156 @@ export function messageText(message: ChatMessage): string {
   return `${content}\n${message.tool_calls.map((call) => `${call.function.name}(${call.function.arguments})`).join('\n')}`;
 }
 
+/** Tokens per message besides its text (OpenAI's framing, about 4). */
+export const MESSAGE_FRAMING_TOKENS = 4;
+
+/**
+ * Tokens one counting pass (one history filter, one answer's usage) may count exactly before it estimates instead:
+ * counting gives the event loop back every few milliseconds, and this bounds its total CPU. Counting costs up to
+ * ~4 µs per token on text the tokenizer has not seen (random letters, CJK), far less on prose and nothing on texts
+ * counted before; a history budget (8,000 tokens by default) is decided on exact counts well within it.
+ */
+export const EXACT_TOKENS_PER_PASS = 32_768;
+
+/** Bytes per token assumed for an estimate before anything was counted (English prose is ~4.5). */
+const DEFAULT_BYTES_PER_TOKEN = 4;
+
+// Text that spells a special token ("<|endoftext|>") is counted as the plain text it is, not refused with an error.
+const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+const countPiece = (piece: string) => countTextTokens(piece, AS_PLAIN_TEXT);
+
+/** Counts `text` piece by piece: linear in its length. */
+function countPieces(text: string, count: (piece: string) => number): number {
+  let tokens = 0;
+  for (const piece of piecesOf(text)) tokens += count(piece);
+  return tokens;
+}
+
+/** A remembering token counter: exact, linear in the text's length, and a count of a text seen before is free. */
+export interface TokenCounter {
+  (text: string): number;
+  /** The remembered count of `text`, without counting it. */
+  known(text: string): number | undefined;
+  remember(text: string, tokens: number): void;
+}
+
 /**
  * A token counter that remembers the counts of texts it has seen, least recently used first out once the texts it
  * keeps add up to `maxChars` characters: a conversation resends its whole history every turn, and counting is the
  * costliest step of history filtering (~0.5 ms for 20 messages of 240 words).
  */
 export function createTokenCounter({
-  count = countTextTokens,
+  count = countPiece,
   maxChars = 4_000_000,
 }: {
-  count?: (text: string) => number;
+  /** Counts one piece (see pieces.ts); the tokenizer by default. */
+  count?: (piece: string) => number;
   maxChars?: number;
-} = {}): (text: string) => number {
+} = {}): TokenCounter {
   const counted = createLru<string, number>({ maxWeight: maxChars, weigh: (text) => text.length });
-  return function countTokens(text: string): number {
+  function countTokens(text: string): number {
     if (text === '') return 0;
     const known = counted.get(text);
     if (known !== undefined) return known;
-    const tokens = count(text);
+    const tokens = countPieces(text, count);
     counted.set(text, tokens);
     return tokens;
-  };
+  }
+  return Object.assign(countTokens, {
+    known: (text: string) => (text === '' ? 0 : counted.get(text)),
+    remember: (text: string, tokens: number) => counted.set(text, tokens),
+  });
 }
 
 /** Tokens of a text with the o200k BPE (gpt-tokenizer's default encoding); counts of repeated texts are kept. */
-export const countTokens: (text: string) => number = /* @__PURE__ */ createTokenCounter();
+export const countTokens: TokenCounter = /* @__PURE__ */ createTokenCounter();
 
 /** Tokens of one chat message: its text plus the per-message framing OpenAI counts (about 4 tokens). */
 export function countMessageTokens(message: ChatMessage): number {
-  return countTokens(messageText(message)) + 4;
+  return countTokens(messageText(message)) + MESSAGE_FRAMING_TOKENS;
+}
+
+/** Token counts for one pass over a request, with a bounded amount of exact counting (see EXACT_TOKENS_PER_PASS). */
+export interface TokenMeter {
+  /**
+   * Tokens of `text` for a report (usage, tokens saved): exact while the pass's allowance lasts; beyond it, the rest
+   * is estimated from the bytes per token of what the pass counted exactly.
+   */
+  count(text: string): number | Promise<number>;
+  /**
+   * Tokens of `text` for a decision (does it fit a budget?): exact while the allowance lasts, then the rest's UTF-8
+   * length, an upper bound, so a budget is never overrun; may stop early and return some number above `limit`.
+   */
+  countUpTo(text: string, limit: number): number | Promise<number>;
+}
+
+/**
+ * A TokenMeter over a remembering counter: texts the counter has seen cost nothing; others are counted piece by piece,
+ * each piece's tokens taken from the allowance, giving the event loop back between pieces every `sliceMs`. Complete
+ * exact counts go into the counter for the next request.
+ */
+export function createTokenMeter({
+  allowance = EXACT_TOKENS_PER_PASS,
+  counter = countTokens,
+  count = countPiece,
+  sliceMs = 10,
+}: {
+  allowance?: number;
+  counter?: TokenCounter;
+  /** Counts one piece; the tokenizer by default. */
+  count?: (piece: string) => number;
+  sliceMs?: number;
+} = {}): TokenMeter {
+  const slice = createTimeSlice(sliceMs);
+  let left = allowance;
+  let countedTokens = 0;
+  let countedBytes = 0;
+  const estimate = (rest: string) => {
+    const bytesPerToken = countedTokens > 0 ? countedBytes / countedTokens : DEFAULT_BYTES_PER_TOKEN;
+    return Math.ceil(utf8Length(rest) / bytesPerToken);
+  };
+  async function measure(text: string, limit: number, beyond: (rest: string) => number): Promise<number> {
+    let tokens = 0;
+    let done = 0;
+    for (const piece of piecesOf(text)) {
+      if (left <= 0) return tokens + beyond(text.slice(done));
+      if (slice.due()) await slice.giveWay();
+      const pieceTokens = count(piece);
+      left -= pieceTokens;
+      countedTokens += pieceTokens;
+      countedBytes += utf8Length(piece);
+      tokens += pieceTokens;
+      done += piece.length;
+      if (tokens > limit && done < text.length) return tokens;
+    }
+    counter.remember(text, tokens);
+    return tokens;
+  }
+  // A text counted before is answered at once (no promise: a history of 100,000 messages asks 100,000 times), unless
+  // the slice is used up: then the loop is given back first, whoever is asking.
+  function answer(text: string, limit: number, beyond: (rest: string) => number): number | Promise<number> {
+    const go = () => counter.known(text) ?? measure(text, limit, beyond);
+    return slice.due() ? slice.giveWay().then(go) : go();
+  }
+  return {
+    count: (text) => answer(text, Number.POSITIVE_INFINITY, estimate),
+    countUpTo: (text, limit) => answer(text, limit, utf8Length),
+  };
+}
+
+/** Tokens of a prompt's messages (each one's text plus its framing), for a usage report. */
+export async function countPromptTokens(meter: TokenMeter, messages: readonly ChatMessage[]): Promise<number> {
+  let tokens = 0;
+  for (const message of messages) tokens += (await meter.count(messageText(message))) + MESSAGE_FRAMING_TOKENS;
+  return tokens;
+}
+
+/** The start of `text` that is at most `limit` tokens, encoded piece by piece (linear, as counting is). */
+export function truncateToTokens(text: string, limit: number): string {
+  const tokens: number[] = [];
+  for (const piece of piecesOf(text)) {
+    if (tokens.length >= limit) break;
+    tokens.push(...encode(piece, AS_PLAIN_TEXT).slice(0, limit - tokens.length));
+  }
+  return decode(tokens);
 }

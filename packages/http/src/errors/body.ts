@@ -1,4 +1,4 @@
-import { invalid, MemgateError } from '@memgate/core';
+import { giveWay, invalid, MemgateError } from '@memgate/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 
@@ -14,7 +14,36 @@ export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler {
   });
 }
 
-/** Parses the JSON body; malformed JSON or a non-object is a 400 naming the problem. */
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. JSON.parse accepts any depth, but what recurses over
+ * the value later (JSON.stringify when a message is counted or forwarded, schema walks) overflows the stack around
+ * ten thousand levels: a 500, or a failure after a stream started. Real requests (messages, content parts, tool
+ * schemas, metadata) nest a few levels; 64 leaves room for any honest JSON schema.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+const LARGE_BODY_CHARS = 256 * 1024;
+
+/**
+ * The top-level field under which `value` nests arrays and objects deeper than `max` (walked with its own stack, no
+ * recursion), or undefined when it does not.
+ */
+function tooDeepField(value: unknown, max: number): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const pending: { value: object; depth: number; field: string }[] = [];
+  for (const [field, child] of Object.entries(value)) {
+    if (typeof child === 'object' && child !== null) pending.push({ value: child, depth: 2, field });
+  }
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.depth > max) return next.field;
+    for (const child of Object.values(next.value)) {
+      if (typeof child === 'object' && child !== null) pending.push({ ...next, value: child, depth: next.depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/** Parses the JSON body; malformed JSON, nesting deeper than MAX_JSON_DEPTH or a non-object is a 400 naming it. */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
   const text = await c.req.text();
   if (text.trim() === '') throw invalid('request body is empty; expected a JSON object', 'body');
@@ -23,6 +52,12 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
     value = JSON.parse(text);
   } catch {
     throw invalid('request body is not valid JSON', 'body');
+  }
+  // Parsing megabytes takes tens of milliseconds: let other requests in before the checks that follow.
+  if (text.length > LARGE_BODY_CHARS) await giveWay();
+  const tooDeep = tooDeepField(value, MAX_JSON_DEPTH);
+  if (tooDeep !== undefined) {
+    throw invalid(`${tooDeep}: nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels`, tooDeep);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalid('request body must be a JSON object', 'body');

@@ -83,7 +83,7 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono {
       if (target.kind === 'default') return serveDefaultResponses(call, request);
       return serveTargetResponses(call, deps.upstreamFor(target.baseUrl, target.apiKey), request, body);
     }
-    const request = parseRequest(body);
+    const request = await parseRequest(body);
     let model = deps.defaultModel;
     if (target.kind === 'default') {
       requireDefaultModel(request.model, deps.defaultModelId);

@@ -1,5 +1,11 @@
-import type { Embedder } from '@memgate/core';
+import { createTimeSlice, type Embedder } from '@memgate/core';
 import { DEFAULT_WEIGHTS, extractFeatures, FeatureTable, tokenize } from './features.ts';
+
+/**
+ * Embedding runs on the event loop; a batch (the chunks of a large add or of a stored exchange, a long history) gives
+ * the loop back after this much time, so other requests wait at most about this long (DESIGN.md §4, "Size and time").
+ */
+const SLICE_MS = 10;
 
 export interface LexicalEmbedderOptions {
   /** Power of two keeps bucket selection a mask; 512 balances hash collisions against index size and speed. */
@@ -42,7 +48,13 @@ export function createLexicalEmbedder({ dimension = 512 }: LexicalEmbedderOption
     id: `lexical-v1:${dimension}`,
     dimension,
     async embed(texts) {
-      return texts.map(embedText);
+      const vectors: Float32Array[] = [];
+      const slice = createTimeSlice(SLICE_MS);
+      for (const text of texts) {
+        if (slice.due()) await slice.giveWay();
+        vectors.push(embedText(text));
+      }
+      return vectors;
     },
   };
 }

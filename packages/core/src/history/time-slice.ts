@@ -1,0 +1,28 @@
+import { setImmediate } from 'node:timers';
+
+/**
+ * Long CPU work done in many small steps (counting tokens piece by piece) gives the event loop back every `sliceMs`,
+ * so a request with megabytes to count delays other requests by about one slice (DESIGN.md §4, "Size and time").
+ */
+export interface TimeSlice {
+  /** True once the current slice is used up: the caller should `await giveWay()`. */
+  due(): boolean;
+  /** Lets other work run, then starts a new slice. */
+  giveWay(): Promise<void>;
+}
+
+/** Lets timers, I/O and other requests run before the caller goes on. */
+export function giveWay(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+export function createTimeSlice(sliceMs = 10, now = () => performance.now()): TimeSlice {
+  let started = now();
+  return {
+    due: () => now() - started > sliceMs,
+    async giveWay() {
+      await giveWay();
+      started = now();
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { deeplyNested, toolMessages, unspacedWord } from '../load/abuse.ts';
+import { measureLoopHold } from '../support/event-loop.ts';
+import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
+import { ALL_SCOPES, routeAPath, type SecurityHarness, startSecurityHarness, tokenFor } from './harness.ts';
+
+// DESIGN.md §4 "Size and time" (issue 12 items 1, 2 and 4): no single request may hold the event loop long enough
+// to delay another by more than 100 ms, and a body nested too deep is a 400 before anything starts. Each request
+// below once froze the server for seconds (a 120,000-letter word: 30 s; 100,000 tool results: 67 s) or answered 500.
+// The stall is the longest stretch the event loop was held while the request, and the exchange it stores afterwards,
+// ran, in CPU time (test/support/event-loop.ts): the machine's load does not change it.
+
+const MAX_STALL_MS = 100;
+const ROUTE_B = '/api/v1/proxy/default/chat/completions';
+const CHAT = '/api/v1/chat/generate/stream';
+let h: SecurityHarness;
+let stub: UpstreamStub;
+let token: string;
+
+beforeAll(async () => {
+  stub = await startUpstreamStub();
+  h = await startSecurityHarness();
+  token = await tokenFor('fay', { scope: ALL_SCOPES });
+  // The tokenizer's table loads on first use (a one-time cost, not the request's): load it here.
+  await h.request('POST', ROUTE_B, {
+    token,
+    body: { model: 'memgate/default', messages: [{ role: 'user', content: 'warm up' }] },
+  });
+  await h.background.idle();
+});
+
+/** Runs `work` and the background work it starts; returns its result and how long it held the loop (CPU ms). */
+async function withLongestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
+  const { result, hold } = await measureLoopHold(async () => {
+    const answer = await work();
+    await h.background.idle();
+    return answer;
+  });
+  console.log(
+    `held the event loop for ${hold.cpuMs} ms of CPU at most (${hold.wallMs.toFixed(0)} ms on the wall clock)`,
+  );
+  return { result, stallMs: hold.cpuMs };
+}
+
+describe('no request holds the event loop', () => {
+  it('a 120,000-letter word on route B is answered without a stall', async () => {
+    const body = JSON.stringify({
+      model: 'memgate/default',
+      messages: [{ role: 'user', content: unspacedWord(120_000) }],
+    });
+    const { result, stallMs } = await withLongestStall(() => h.request('POST', ROUTE_B, { token, raw: body }));
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.text).usage.prompt_tokens).toBeGreaterThan(30_000);
+    expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
+  });
+
+  it('a 100,000-letter word in the chat stream is answered without a stall', async () => {
+    const body = JSON.stringify({ chat_history: [{ role: 'user', content: unspacedWord(100_000, 7) }] });
+    const { result, stallMs } = await withLongestStall(() => h.request('POST', CHAT, { token, raw: body }));
+    expect(result.status).toBe(200);
+    expect(result.text).toContain('"type":"final_response"');
+    expect(result.text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
+  });
+
+  it('100,000 tool results after the question are filtered without a stall, and all forwarded', async () => {
+    const body = `{"model":"memgate/default","messages":${toolMessages(100_000)}}`;
+    expect(body.length).toBeLessThan(6 * 1024 * 1024); // under the body limit: the filter sees all of them
+    const { result, stallMs } = await withLongestStall(() => h.request('POST', ROUTE_B, { token, raw: body }));
+    expect(result.status).toBe(200);
+    expect(result.headers.get('x-memgate-history-kept')).toBe('100002');
+    expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
+  });
+
+  it('text that spells a special token is counted as text, not refused', async () => {
+    const content = 'What does <|endoftext|> or <|im_start|> mean in my notes?';
+    const res = await h.request('POST', ROUTE_B, {
+      token,
+      body: { model: 'memgate/default', max_tokens: 5, messages: [{ role: 'user', content }] },
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text).usage.prompt_tokens).toBeGreaterThan(10);
+  });
+});
+
+describe('JSON nested 100,000 levels deep is a 400 in the area format, before anything starts', () => {
+  const deep = deeplyNested(100_000);
+
+  it('route B: content parts', async () => {
+    await h.background.idle();
+    const before = await h.itemCount();
+    const raw = `{"model":"memgate/default","messages":[{"role":"user","content":[{"type":"text","text":"hi","x":${deep}}]}]}`;
+    const res = await h.request('POST', ROUTE_B, { token, raw });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text)).toEqual({
+      error: {
+        message: 'messages: nests arrays or objects deeper than 64 levels',
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'invalid_request',
+      },
+    });
+    await h.background.idle();
+    expect(await h.itemCount()).toBe(before);
+  });
+
+  it('route A: an extra field, and nothing reaches the target', async () => {
+    const raw = `{"model":"stub-model","messages":[{"role":"user","content":"hi","extra":${deep}}]}`;
+    const res = await h.request('POST', routeAPath(stub.url), { token, raw });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request' });
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('chat: a tool whose parameters nest that deep is JSON, not a stream that fails later', async () => {
+    const raw = `{"chat_history":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"deep","parameters":{"type":"object","x":${deep}}}}]}`;
+    const res = await h.request('POST', CHAT, { token, raw });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(JSON.parse(res.text)).toEqual({ message: 'tools: nests arrays or objects deeper than 64 levels' });
+  });
+
+  it('context: deep metadata on add stores nothing', async () => {
+    const before = await h.itemCount();
+    const raw = `{"documents":[{"content":"a note","fileName":"deep.txt"}],"metadata":{"tags":${deep}}}`;
+    const res = await h.request('POST', '/api/v1/context/add', { token, raw });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text)).toEqual({
+      response: 'metadata: nests arrays or objects deeper than 64 levels',
+      error: 'validation_error',
+    });
+    expect(await h.itemCount()).toBe(before);
+  });
+
+  it('nesting up to the limit is still accepted (a tool schema 60 levels deep)', async () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 29; level += 1) schema = { type: 'object', properties: { inner: schema } };
+    const res = await h.request('POST', CHAT, {
+      token,
+      body: {
+        chat_history: [{ role: 'user', content: 'hi' }],
+        tools: [{ type: 'function', function: { name: 'ok', parameters: schema } }],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('"type":"final_response"');
+  });
+});
