@@ -48,15 +48,30 @@ async function allExpired(repository: SessionRepository, before: string, limit: 
 /** The SessionRepository contract; every adapter runs it. Each test uses fresh ids, so a shared store is fine. */
 export function sessionRepositoryConformance(name: string, factory: () => Promise<SessionRepository>): void {
   describe(`SessionRepository conformance: ${name}`, () => {
-    it('gives back a session as it was written, and the latest write wins', async () => {
+    it('gives back a session as it was written, one version further each write', async () => {
+      const repository = await factory();
+      const session = sessionFor();
+      expect(await repository.putSession(session)).toBe(true);
+      const read = await repository.getSession(session.chatId, NOW);
+      expect(read).toEqual({ ...session, version: 1 });
+      const reply = { id: 'm2', role: 'assistant' as const, content: 'A memory layer.', createdAt: LATER };
+      const continued = { ...(read as typeof session), messages: [...session.messages, reply] };
+      expect(await repository.putSession(continued)).toBe(true);
+      expect(await repository.getSession(session.chatId, NOW)).toEqual({ ...continued, version: 2 });
+    });
+
+    it('refuses a write based on a version that is no longer stored (two turns on one chat)', async () => {
       const repository = await factory();
       const session = sessionFor();
       await repository.putSession(session);
-      expect(await repository.getSession(session.chatId, NOW)).toEqual(session);
-      const reply = { id: 'm2', role: 'assistant' as const, content: 'A memory layer.', createdAt: LATER };
-      const continued = { ...session, messages: [...session.messages, reply] };
-      await repository.putSession(continued);
-      expect(await repository.getSession(session.chatId, NOW)).toEqual(continued);
+      const read = (await repository.getSession(session.chatId, NOW)) as typeof session;
+      const mine = { id: 'a', role: 'user' as const, content: 'mine', createdAt: LATER };
+      const theirs = { id: 'b', role: 'user' as const, content: 'theirs', createdAt: LATER };
+      expect(await repository.putSession({ ...read, messages: [...read.messages, theirs] })).toBe(true);
+      expect(await repository.putSession({ ...read, messages: [...read.messages, mine] })).toBe(false);
+      expect(await repository.putSession(sessionFor({ chatId: session.chatId }))).toBe(false);
+      const stored = await repository.getSession(session.chatId, NOW);
+      expect(stored?.messages.map((message) => message.content)).toEqual(['What is memgate?', 'theirs']);
     });
 
     it('treats unknown and expired sessions and replays as absent', async () => {

@@ -16,7 +16,10 @@ export function createMemorySessionRepository(): SessionRepository & { sessions:
       return found && found.expiresAt > now.toISOString() ? copy(found) : null;
     },
     async putSession(session) {
-      sessions.set(session.chatId, copy(session));
+      const stored = sessions.get(session.chatId);
+      if (stored ? stored.version !== session.version : session.version !== undefined) return false;
+      sessions.set(session.chatId, copy({ ...session, version: (session.version ?? 0) + 1 }));
+      return true;
     },
     async getReplay(id, now) {
       const found = replays.get(id);

@@ -58,6 +58,8 @@ export function sessionFromItem(item: Record<string, unknown>): ChatSession {
     updatedAt: item.updatedAt as string,
     expiresAt: item.expiresAtIso as string,
     messages: (item.messages ?? []) as StoredMessage[],
+    // An item written before versions existed reads as version 0.
+    version: typeof item.version === 'number' ? item.version : 0,
   };
 }
 

@@ -42,6 +42,19 @@ describe('DynamoDB session repository', () => {
     expect(ids.at(-1)).toBe('m5');
   });
 
+  it('reads a session written before versions as version 0, and writes it once from there', async () => {
+    const repository = await factory();
+    const session = sessionFor();
+    const { documentClient, tableName } = await table;
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { sessionToItem } = await import('./session-items.ts');
+    await documentClient.send(new PutCommand({ TableName: tableName, Item: sessionToItem(session) }));
+    const read = await repository.getSession(session.chatId, new Date('2030-01-01T00:00:00.000Z'));
+    expect(read?.version).toBe(0);
+    expect(await repository.putSession(read as typeof session)).toBe(true);
+    expect(await repository.putSession(read as typeof session)).toBe(false);
+  });
+
   it('sets the TTL attribute in epoch seconds', async () => {
     const repository = await factory();
     const session = sessionFor({ expiresAt: '2030-01-31T00:00:00.000Z' });

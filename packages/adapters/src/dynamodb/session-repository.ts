@@ -10,6 +10,7 @@
  * - `expiresAt` is the TTL attribute (epoch seconds); reads also check the ISO copy, since TTL deletes lag.
  * - The cleanup's ids are the items' pk values; `delete` derives the sort key from the prefix.
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChatReplay, ChatSession, Page, SessionRepository } from '@memgate/core';
 import { batchWrite } from './batch.ts';
@@ -50,8 +51,30 @@ export function createDynamoSessionRepository({
     return isLive(item, now) ? sessionFromItem(item) : null;
   }
 
-  async function putSession(session: ChatSession): Promise<void> {
-    await client.send(new PutCommand({ TableName: tableName, Item: sessionToItem(session) }));
+  async function putSession(session: ChatSession): Promise<boolean> {
+    const read = session.version;
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...sessionToItem(session), version: (read ?? 0) + 1 },
+          // Never written: no item. Read at version 0: an item written before versions (no attribute). Else: equal.
+          ...(read === undefined
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : read === 0
+              ? { ConditionExpression: 'attribute_not_exists(#v)', ExpressionAttributeNames: { '#v': 'version' } }
+              : {
+                  ConditionExpression: '#v = :read',
+                  ExpressionAttributeNames: { '#v': 'version' },
+                  ExpressionAttributeValues: { ':read': read },
+                }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 
   async function getReplay(replaySessionID: string, now: Date): Promise<ChatReplay | null> {

@@ -18,6 +18,12 @@ export interface ChatSession {
   updatedAt: string;
   expiresAt: string;
   messages: StoredMessage[];
+  /**
+   * How many times the session has been written, as read (absent: never written). A write succeeds only while the
+   * stored session is still at this version (optimistic concurrency: two turns on one chat cannot overwrite each
+   * other's messages).
+   */
+  version?: number;
 }
 
 /** The recorded events of one answer, streamed again by the replay route. */
@@ -39,8 +45,12 @@ export interface ChatReplay {
  */
 export interface SessionRepository extends ExpiringItems {
   getSession(chatId: string, now: Date): Promise<ChatSession | null>;
-  /** Writes the whole session (last writer wins); an adapter may drop the oldest messages to fit its item size. */
-  putSession(session: ChatSession): Promise<void>;
+  /**
+   * Writes the whole session at `session.version + 1`, only if the stored one is still at `session.version` (absent:
+   * only if none is stored); false, writing nothing, when another write came first. An adapter may drop the oldest
+   * messages to fit its item size.
+   */
+  putSession(session: ChatSession): Promise<boolean>;
   getReplay(replaySessionID: string, now: Date): Promise<ChatReplay | null>;
   putReplay(replay: ChatReplay): Promise<void>;
 }

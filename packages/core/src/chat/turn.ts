@@ -46,6 +46,33 @@ function promptOf(
   return [...system, ...history.filter((message) => message.role !== 'system')];
 }
 
+/** Writes a turn's messages after those of the session; at most this many tries when other turns write between. */
+const SAVE_ATTEMPTS = 5;
+
+/**
+ * Appends `messages` to the session with a conditional write: when another turn on the same chat wrote first, the
+ * session is read again and the messages appended to what it holds now, so neither turn's messages are lost.
+ */
+async function appendToSession(settings: ChatSettings, session: ChatSession, messages: StoredMessage[]): Promise<void> {
+  let base = session;
+  for (let attempt = 1; attempt <= SAVE_ATTEMPTS; attempt++) {
+    const now = settings.clock.now();
+    const next = {
+      ...base,
+      updatedAt: now.toISOString(),
+      expiresAt: settings.expiryFrom(now),
+      messages: [...base.messages, ...messages],
+    };
+    if (await settings.sessions.putSession(next)) return;
+    const latest = await settings.sessions.getSession(session.chatId, now);
+    if (!latest) break;
+    base = latest;
+  }
+  throw new Error(
+    `chat ${session.chatId}: the session kept changing under concurrent turns; its messages were not saved`,
+  );
+}
+
 /** Produces one answer's events; saves the session (and the replay) as it goes, even when cut short. */
 export async function* runTurn(
   settings: ChatSettings,
@@ -70,14 +97,8 @@ export async function* runTurn(
   };
   let saved = false;
   const save = async (messages: StoredMessage[]) => {
-    const now = clock.now();
     saved = true;
-    await sessions.putSession({
-      ...session,
-      updatedAt: now.toISOString(),
-      expiresAt: settings.expiryFrom(now),
-      messages: [...session.messages, ...messages],
-    });
+    await appendToSession(settings, session, messages);
   };
   try {
     yield record({ type: 'thinking_update', content: `Searching your ${scope} context for "${quote(question)}"` });
