@@ -70,7 +70,14 @@ describe('npm start (the local server as a child process)', () => {
     expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'ok' });
     const docs = await fetch(`${url}/docs`);
     expect(docs.status).toBe(200);
-    expect(await docs.text()).toContain('/api/v1/context/add');
+    // Scalar's page reads the document and loads its viewer from this server (test/docs/browser.test.ts opens it).
+    const page = await docs.text();
+    expect(page).toContain('/api/v1/openapi.json');
+    expect(page).toContain('/docs/scalar.js');
+    const viewer = await fetch(`${url}/docs/scalar.js`);
+    expect(viewer.headers.get('content-type')).toContain('javascript');
+    expect((await viewer.text()).length).toBeGreaterThan(100_000);
+    expect(await (await fetch(`${url}/api/v1/openapi.json`)).text()).toContain('/api/v1/context/add');
   });
 
   it('accepts a token from `npm run token` and refuses a wrong one', async () => {

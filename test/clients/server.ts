@@ -3,6 +3,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createServices, loadConfig, type ServiceInputs } from '@memgate/adapters';
 import { systemClock } from '@memgate/core';
+import type { Hono } from 'hono';
 import { type AppDeps, createApp, createBackgroundWork, createTokenVerifier, silentLogger } from '@memgate/http';
 import { createTestTable } from '../support/dynamo.ts';
 import { createMemoryIndex } from '../support/memory-ports.ts';
@@ -15,6 +16,8 @@ export const HANDBOOK =
   'Expense reports are due on the fifth working day of each month.';
 
 export interface ClientMatrixServer {
+  /** The service's own URL. */
+  url: string;
   /** Route B's base URL: what a client passes as baseURL for the default model. */
   defaultBaseUrl: string;
   /** Route A's base URL with the stub upstream as target. */
@@ -31,7 +34,7 @@ export interface ClientMatrixServer {
  * the extractive responder as the default model) on a real port, with a handbook stored for the caller, and a stub
  * OpenAI upstream as route A's target.
  */
-export async function startClientMatrixServer(): Promise<ClientMatrixServer> {
+export async function startClientMatrixServer({ docs }: { docs?: Hono } = {}): Promise<ClientMatrixServer> {
   const table = await createTestTable('clients');
   const stub = await startUpstreamStub();
   const inputs: ServiceInputs = {
@@ -51,6 +54,7 @@ export async function startClientMatrixServer(): Promise<ClientMatrixServer> {
     logger: silentLogger,
     ...services,
     proxy: { ...services.proxy, background },
+    ...(docs ? { docs } : {}),
   } as AppDeps);
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as unknown as Server;
   if (!server.listening) await once(server, 'listening');
@@ -63,6 +67,7 @@ export async function startClientMatrixServer(): Promise<ClientMatrixServer> {
   });
   if (added.status !== 201) throw new Error(`could not store the handbook: ${added.status} ${await added.text()}`);
   return {
+    url,
     defaultBaseUrl: `${url}/api/v1/proxy/default`,
     targetBaseUrl: `${url}/api/v1/proxy/${stub.url}/sk-target-key`,
     token,

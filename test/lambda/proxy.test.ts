@@ -72,6 +72,28 @@ describe('proxy Lambda (function URL, RESPONSE_STREAM)', () => {
     expect(JSON.parse(response.body)).toMatchObject({ object: 'chat.completion', model: 'memgate/extractive' });
   });
 
+  it('serves the Responses API as an event stream and lists models, on both routes', async () => {
+    const streamed = await invokeStreaming(
+      proxy,
+      completions('/api/v1/proxy/default/responses', { model: 'memgate/default', input: 'hello', stream: true }),
+    );
+    expect(streamed.statusCode).toBe(200);
+    const types = streamed.body
+      .split('\n\n')
+      .filter((event) => event.startsWith('event: '))
+      .map((event) => event.split('\n')[0]?.slice(7));
+    expect(types[0]).toBe('response.created');
+    expect(types.at(-1)).toBe('response.completed');
+    const get = (path: string) =>
+      httpEvent({ method: 'GET', path, headers: { authorization: `Bearer ${token}` }, functionUrl: true });
+    const own = await invokeStreaming(proxy, get('/api/v1/proxy/default/models'));
+    expect(JSON.parse(own.body)).toMatchObject({ object: 'list', data: [{ id: 'memgate/default' }] });
+    upstream.setBehavior({ model: 'gpt-target' });
+    const base = encodeURIComponent(upstream.url);
+    const target = await invokeStreaming(proxy, get(`/api/v1/proxy/${base}/sk-target-key-123456/models`));
+    expect(JSON.parse(target.body)).toMatchObject({ data: [{ id: 'gpt-target' }] });
+  });
+
   it('refuses a missing token with the proxy error envelope', async () => {
     const event = completions('/api/v1/proxy/default/chat/completions', {
       model: 'memgate/default',

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Hono } from 'hono';
 import { type ChatAreaDeps, createChatApp } from './chat/index.ts';
 import { type ContextAreaDeps, createContextApp } from './context/index.ts';
 import type { BaseDeps } from './deps.ts';
@@ -11,6 +12,8 @@ export interface AppDeps extends BaseDeps {
   context: ContextAreaDeps;
   proxy: ProxyAreaDeps;
   chat: ChatAreaDeps;
+  /** The `/docs` viewer (the local server passes Scalar); a plain page rendered from the document otherwise. */
+  docs?: Hono;
 }
 
 /** The whole service as one app (local server, tests). Lambdas build one area's app each. */
@@ -22,7 +25,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.route('/', createContextApp({ ...base, ...deps.context }));
   app.route('/', createProxyApp({ ...base, ...deps.proxy }));
   app.route('/', createChatApp({ ...base, ...deps.chat }));
-  registerDocs(app);
+  registerDocs(app, deps.docs);
   app.notFound(notFoundHandler());
   app.onError(pathErrorHandler(deps.logger));
   return app;

@@ -5,6 +5,7 @@ import { systemClock } from '@memgate/core';
 import { type AppDeps, createApp, createJsonLogger, createTokenVerifier, type Logger } from '@memgate/http';
 import { createMcpApp } from '@memgate/http/mcp/index';
 import { startUnderLock } from './data-dir-lock.ts';
+import { createLocalDocs } from './docs.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
 import { localJwtSecret } from './secret.ts';
 import { createLocalVectorIndex } from './vector-index/index.ts';
@@ -53,7 +54,7 @@ export async function startLocalServer(
       log: (level, message, fields) => logger[level](message, fields),
     });
     const verifier = verifierFor(config);
-    const app = createApp({ verifier, logger, ...services } as AppDeps);
+    const app = createApp({ verifier, logger, ...services, docs: createLocalDocs() } as AppDeps);
     // MCP (DESIGN.md section 5a) over the same context store. Mounted here, not in createApp: the `@memgate/http`
     // barrel that every Lambda imports must not reach the MCP SDK (it would add ~200 KB to each bundle).
     app.route('/', createMcpApp({ verifier, logger, store: services.context.store }));
