@@ -57,7 +57,6 @@ describe(`openai ${VERSION}`, () => {
     });
     const final = await stream.finalResponse();
     expect(text).toBe(ANSWER);
-    // The SDK's finalResponse() has no output_text shortcut (v5): read the message item.
     const message = final.output.find((item) => item.type === 'message');
     expect(message?.type === 'message' && message.content[0]).toMatchObject({ type: 'output_text', text: ANSWER });
     expect(final.usage?.total_tokens).toBeGreaterThan(0);
