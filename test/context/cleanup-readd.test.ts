@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLexicalEmbedder } from '@memgate/adapters';
-import { type ContextRepository, runCleanup, type TenantKey, type VectorIndex } from '@memgate/core';
+import {
+  type ContextRepository,
+  createContextStore,
+  runCleanup,
+  type TenantKey,
+  type VectorIndex,
+} from '@memgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalVectorIndex, type LocalVectorIndex } from '../../packages/local/src/vector-index/index.ts';
 import { createContextHarness } from '../support/context-app.ts';
@@ -120,6 +126,48 @@ describe('the cleanup finishing a deletion while the same document is added agai
       // The next run has nothing of it left to remove.
       await cleanupWith(Number.POSITIVE_INFINITY, async () => {});
       await expectWhole(doc.token, doc.documentId, doc.chunks, `${step}, then another run`);
+    }
+  }, 240_000);
+});
+
+describe("a delete's removal while the same document is added again", () => {
+  it('leaves the re-added document whole when the re-add lands anywhere after the delete hid the old one', async () => {
+    /** The store's delete over stepped ports; the re-add runs before step `at`. */
+    async function deleteWith(user: string, at: number, interleave: () => Promise<void>) {
+      const steps: string[] = [];
+      const before = async (name: string) => {
+        if (steps.length === at) await interleave();
+        steps.push(name);
+      };
+      const store = createContextStore({
+        repository: stepped(h.repository, before),
+        index: stepped(local as VectorIndex, before),
+        embedder: createLexicalEmbedder(),
+        clock: { now: () => new Date() },
+      });
+      const principal = { userId: user, orgs: [], scopes: new Set(['context:delete']) };
+      await store.delete(principal, { source: 'lease.txt' });
+      if (steps.length <= at) await interleave();
+      return steps;
+    }
+    const added = async (user: string) => {
+      const token = await tokenFor(user);
+      const add = () => h.call('POST', 'add', token, { documents: [{ content, fileName: 'lease.txt' }] });
+      const first = await add();
+      expect(first.status).toBe(201);
+      return { token, add, documentId: first.json.contextIds[0] as string, chunks: first.json.documents[0].chunks };
+    };
+    await added('delete-baseline');
+    const steps = await deleteWith('delete-baseline', Number.POSITIVE_INFINITY, async () => {});
+    // Before the hide, a re-add is simply followed by the delete; from the step after it, the 201 must hold.
+    const hidden = steps.indexOf('transition') + 1;
+    expect(hidden).toBeGreaterThan(0);
+    for (let at = hidden; at <= steps.length; at++) {
+      const doc = await added(`delete-readd-${at}`);
+      const run = await deleteWith(`delete-readd-${at}`, at, async () => {
+        expect((await doc.add()).status).toBe(201);
+      });
+      await expectWhole(doc.token, doc.documentId, doc.chunks, `re-added before step ${at} (${run[at] ?? 'after'})`);
     }
   }, 240_000);
 });
