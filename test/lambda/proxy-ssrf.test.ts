@@ -1,3 +1,5 @@
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpEvent, invokeStreaming, type StreamingHandler } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -50,11 +52,18 @@ describe('proxy Lambda target safety', () => {
   });
 
   it('refuses a name that resolves to loopback when connecting (the dispatcher checks every address)', async () => {
-    const result = await complete(`https://localhost:${new URL(upstream.url).port}/v1`);
+    // `localhost` itself is refused by name before any lookup (RFC 6761); the machine's own name is not, and
+    // resolves (through /etc/hosts) to a loopback or private address: only the connect-time check can catch it.
+    const name = hostname();
+    const { address } = await lookup(name);
+    expect(address, `${name} must resolve to this machine for this test`).toMatch(
+      /^(?:127\.|10\.|172\.|192\.168\.|::1$)/,
+    );
+    const result = await complete(`https://${name}:${new URL(upstream.url).port}/v1`);
     expect(result.status).toBe(400);
     expect(result.error).toMatchObject({
       code: 'invalid_target',
-      message: expect.stringMatching(/localhost resolves/),
+      message: expect.stringMatching(new RegExp(`${name} resolves to`)),
     });
     expect(upstream.requests).toHaveLength(0);
   });
