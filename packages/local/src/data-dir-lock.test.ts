@@ -39,14 +39,24 @@ describe('lockDataDir', () => {
 
   it('takes over a lock left by a process that died, or one with its own pid that it never took', () => {
     const dir = freshDir();
+    const path = join(dir, LOCK_FILE);
     const dead = spawnSync(process.execPath, ['-e', 'process.pid'], { stdio: 'ignore' }).pid as number;
-    writeFileSync(join(dir, LOCK_FILE), `${dead}\n`);
-    lockDataDir(dir).release();
-    // After a container restart the new process can get its predecessor's pid.
-    writeFileSync(join(dir, LOCK_FILE), `${process.pid}\n`);
-    lockDataDir(dir).release();
-    writeFileSync(join(dir, LOCK_FILE), 'not a pid');
-    lockDataDir(dir).release();
+    expect(() => process.kill(dead, 0), 'the holder really is gone').toThrow();
+    for (const [label, left] of [
+      ['a dead holder', `${dead}\n`],
+      // After a container restart the new process can get its predecessor's pid.
+      ['its own pid, not taken by it', `${process.pid}\n`],
+      ['not a pid', 'not a pid'],
+    ] as const) {
+      writeFileSync(path, left);
+      const lock = lockDataDir(dir);
+      // Taken over: the old holder's lock is replaced by one naming this process...
+      expect(readFileSync(path, 'utf8'), label).toBe(`${process.pid}\n`);
+      // ...which is held like any other: a second taker is refused while it lasts.
+      expect(() => lockDataDir(dir), label).toThrow(DataDirInUseError);
+      lock.release();
+      expect(existsSync(path), label).toBe(false);
+    }
   });
 
   it('does not remove a lock that another process holds by the time it releases', () => {
