@@ -138,7 +138,7 @@ export function startAbuse(requests: AbusiveRequest[]): { stop(): Promise<AbuseO
   const outcomes: AbuseOutcome[] = [];
   let running = true;
   const loop = (async () => {
-    for (let n = 0; running; n += 1) {
+    for (let n = 0; running && requests.length > 0; n += 1) {
       const request = requests[n % requests.length] as AbusiveRequest;
       const started = performance.now();
       let status = 0;

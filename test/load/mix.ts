@@ -87,7 +87,7 @@ export function requestOf(n: number, ctx: { url: string; stubUrl: string; tokens
   }
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted.length === 0
     ? 0
     : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);

@@ -4,18 +4,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub } from '../support/upstream-stub.ts';
-import { type Outcome, requestOf, summarize } from './mix.ts';
+import { abusiveRequests, startAbuse } from './abuse.ts';
+import { startHealthProbe } from './health.ts';
+import { type Outcome, percentile, requestOf, summarize } from './mix.ts';
 import { startServerChild } from './server.ts';
 
 // `npm run test:load` (not part of `npm test`): REQUESTS mixed requests (add, search, view, proxy to a local stub,
-// chat stream) at CONCURRENCY against the local server started as a child process, loopback only. Passes when no
-// response is a 5xx, every acknowledged add is found afterwards, and the server's peak RSS stays under the bound.
+// chat stream) at CONCURRENCY against the local server started as a child process, loopback only, while one more
+// client sends the abusive requests of abuse.ts round and round (long unspaced words, 100,000 tool messages, JSON
+// nested 100,000 deep) and a worker thread probes /health every 20 ms. Passes when no ordinary response is a 5xx,
+// every abusive request gets the answer it should (never a 5xx), /health p99 stays under HEALTH_P99_MS while the
+// abuse runs, every acknowledged add is found afterwards, and the server's peak RSS stays under the bound.
 // Stops by itself: a hard deadline kills everything and fails.
 
 const REQUESTS = Number(process.env.LOAD_REQUESTS ?? 10_000);
 const CONCURRENCY = Number(process.env.LOAD_CONCURRENCY ?? 32);
 const MAX_RSS_MB = Number(process.env.LOAD_MAX_RSS_MB ?? 1024);
 const DEADLINE_MS = Number(process.env.LOAD_DEADLINE_MS ?? 20 * 60_000);
+const HEALTH_P99_MS = Number(process.env.LOAD_HEALTH_P99_MS ?? 100);
+// LOAD_ABUSE=off runs the ordinary mix alone: what /health looks like on this machine without the abuse.
+const ABUSE = process.env.LOAD_ABUSE !== 'off';
 const USERS = 16;
 
 const deadline = setTimeout(() => {
@@ -46,6 +54,16 @@ async function main(): Promise<number> {
       ),
     );
     const startRss = server.rssMb();
+    // Extension point: once route A caps upstream bodies (issue 12 item 3), start a stub that answers with a body
+    // over 16 MB and pass its URL as `hugeBodyTarget`; abuse.ts then adds that request (expected: 502).
+    const abusive = abusiveRequests({
+      url: server.url,
+      stubUrl: stub.url,
+      token: await tokenFor('load-abuser', { secret, expiresIn: '2h' }),
+      model: 'memgate/default',
+    });
+    const health = startHealthProbe(server.url);
+    const abuse = startAbuse(ABUSE ? abusive : []);
     const outcomes: Outcome[] = [];
     const acknowledged: { user: number; documentId: string; word: string; fileName: string }[] = [];
     let next = 0;
@@ -81,6 +99,8 @@ async function main(): Promise<number> {
     }
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     const seconds = (performance.now() - started) / 1000;
+    const abused = await abuse.stop();
+    const healthWaits = (await health.stop()).sort((a, b) => a - b);
     const endRss = server.rssMb();
 
     // Every acknowledged add is listed for its owner and found by searching its unique word.
@@ -131,6 +151,21 @@ async function main(): Promise<number> {
     );
     for (const [kind, line] of Object.entries(summary)) console.log(`  ${kind.padEnd(13)} ${line}`);
     console.log(`  5xx or failed: ${fiveXx}`);
+    const abuseStatuses: Record<string, Record<number, number>> = {};
+    for (const o of abused) {
+      const byStatus = abuseStatuses[o.kind] ?? {};
+      byStatus[o.status] = (byStatus[o.status] ?? 0) + 1;
+      abuseStatuses[o.kind] = byStatus;
+    }
+    const unexpected = abused.filter((o) => !o.expected);
+    console.log(`  abusive requests: ${abused.length}, unexpected answers: ${unexpected.length}`);
+    for (const [kind, statuses] of Object.entries(abuseStatuses))
+      console.log(`    ${kind.padEnd(20)} ${JSON.stringify(statuses)}`);
+    const healthP99 = percentile(healthWaits, 99);
+    console.log(
+      `  /health (${healthWaits.length} probes every 20 ms): p50 ${percentile(healthWaits, 50).toFixed(1)} ms, ` +
+        `p99 ${healthP99.toFixed(1)} ms, max ${(healthWaits.at(-1) ?? 0).toFixed(1)} ms (p99 bound ${HEALTH_P99_MS} ms)`,
+    );
     console.log(
       `  adds acknowledged: ${acknowledged.length}, lost: ${lost.length} (each checked in view/docs; ${searched} searched ` +
         `by their word: found in their file unless listed as lost, ${topTen} in the unnarrowed top 10)`,
@@ -139,7 +174,14 @@ async function main(): Promise<number> {
       `  server RSS: start ${startRss} MB, peak ${peak} MB, end ${endRss} MB (bound ${MAX_RSS_MB} MB); DynamoDB Local JVM peak ${javaPeak} MB`,
     );
     if (lost.length > 0) console.log(`  lost: ${lost.slice(0, 10).join(', ')}`);
-    const ok = fiveXx === 0 && lost.length === 0 && peak <= MAX_RSS_MB && outcomes.length === REQUESTS;
+    const ok =
+      fiveXx === 0 &&
+      unexpected.length === 0 &&
+      (abused.length > 0 || !ABUSE) &&
+      healthP99 < HEALTH_P99_MS &&
+      lost.length === 0 &&
+      peak <= MAX_RSS_MB &&
+      outcomes.length === REQUESTS;
     console.log(ok ? 'load: PASS' : 'load: FAIL');
     return ok ? 0 : 1;
   } finally {
