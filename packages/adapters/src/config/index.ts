@@ -1,3 +1,4 @@
+import { DEFAULT_LEXICAL_WEIGHT, DEFAULT_NEIGHBOUR_WINDOW } from '@memgate/core';
 import { z } from 'zod';
 import { operatorUrlProblem } from '../ssrf/operator.ts';
 
@@ -65,6 +66,10 @@ export const ConfigSchema = z.object({
   PROXY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
 
   CHAT_TTL_DAYS: z.coerce.number().positive().default(30),
+  // Hybrid retrieval (README "Search score"); defaults chosen on LoCoMo's development split (bench/EVAL.md).
+  HYBRID_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(DEFAULT_LEXICAL_WEIGHT),
+  HYBRID_NEIGHBOUR_WEIGHT: z.coerce.number().min(0).max(1).default(DEFAULT_NEIGHBOUR_WINDOW.weight),
+  HYBRID_NEIGHBOUR_SPAN: z.coerce.number().int().min(0).max(10).default(DEFAULT_NEIGHBOUR_WINDOW.span),
 });
 
 type Relevance = 'PROXY_HISTORY_MIN_SIMILARITY' | 'PROXY_CONTEXT_MIN_SIMILARITY';

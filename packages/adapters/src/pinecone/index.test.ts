@@ -1,5 +1,6 @@
 import { isMemgateError, type VectorItem } from '@memgate/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hybridIndexConformance } from '../../../../test/conformance/hybrid-index.ts';
 import { axisVector, metadataFor, vectorIndexConformance } from '../../../../test/conformance/vector-index.ts';
 import { type PineconeEmulator, type RecordedRequest, startPineconeEmulator } from './emulator/index.ts';
 import { createPineconeVectorIndex } from './index.ts';
@@ -25,6 +26,7 @@ const adapter = (attempts = 4) =>
 
 // The real client against Pinecone's data-plane API as the emulator serves it.
 vectorIndexConformance('Pinecone (recorded data-plane API)', () => adapter());
+hybridIndexConformance('Pinecone (recorded data-plane API)', () => adapter());
 
 describe('Pinecone vector index: requests the real client sends', () => {
   beforeEach(() => {

@@ -11,6 +11,7 @@ import {
   upsertBatches,
 } from './records.ts';
 import { sdkConfiguration } from './sdk.ts';
+import { querySparseValues, scaledUnit } from './sparse.ts';
 
 export interface PineconeVectorIndexOptions {
   apiKey: string;
@@ -31,7 +32,10 @@ const MAX_LIST_PAGE = 100;
 const TENANT_NAMESPACE = /^(user|org):/;
 
 /**
- * VectorIndex on Pinecone (index metric: cosine). One namespace per tenant; upserts split into requests of at most
+ * VectorIndex on Pinecone, hybrid through Pinecone's sparse-dense records (index metric: dotproduct): dense values
+ * as unit vectors, terms as sparse values with BM25+ saturation on the document side and each term's share of the
+ * query on the query side, both scaled so the dot product is (1 − w) · cosine + w · lexical (sparse.ts). Without
+ * terms (HYBRID_LEXICAL_WEIGHT=0) only dense values are sent, which a cosine index also accepts. One namespace per tenant; upserts split into requests of at most
  * 1,000 vectors and 2 MB; 429 and 5xx retried with exponential backoff and jitter; failures surface as a
  * MemgateError of kind `upstream_unavailable` whose message names the operation, never the key.
  */
@@ -86,16 +90,22 @@ export function createPineconeVectorIndex({
       await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
     },
 
-    async query(namespace, { vector, topK, filter }): Promise<VectorMatch[]> {
+    async query(namespace, { vector, topK, filter, terms, lexicalWeight = 0 }): Promise<VectorMatch[]> {
       const k = Math.min(Math.floor(topK), MAX_TOP_K);
       if (k <= 0) return [];
+      if (!(lexicalWeight >= 0 && lexicalWeight <= 1)) {
+        throw new Error(`lexicalWeight must be from 0 to 1, got ${lexicalWeight}`);
+      }
+      const sparseVector = terms ? querySparseValues(terms, lexicalWeight) : undefined;
+      const dense = scaledUnit(vector, sparseVector ? 1 - lexicalWeight : 1);
       const pineconeFilter = toPineconeFilter(filter);
       const index = await connect();
       const response = await call(
         'query',
         () =>
           index.namespace(namespace).query({
-            vector: Array.from(vector),
+            vector: dense,
+            ...(sparseVector ? { sparseVector } : {}),
             topK: k,
             includeMetadata: true,
             includeValues: false,

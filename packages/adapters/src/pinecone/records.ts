@@ -1,5 +1,6 @@
 import type { VectorFilter, VectorItem, VectorMetadata } from '@memgate/core';
 import { MemgateError } from '@memgate/core';
+import { documentSparseValues, scaledUnit } from './sparse.ts';
 
 /** Pinecone's documented limits for one upsert request and one record's metadata. */
 export const MAX_BATCH_VECTORS = 1_000;
@@ -11,12 +12,16 @@ const ENVELOPE_BYTES = 4 * 1024;
 export interface PineconeRecord {
   id: string;
   values: number[];
+  sparseValues?: { indices: number[]; values: number[] };
   metadata: Record<string, string | string[]>;
 }
 
 const ARRAY_FIELDS = new Set<keyof VectorMetadata>(['scopes', 'tags']);
 
-/** Only the VectorMetadata fields, so nothing else a caller attached can reach Pinecone. */
+/**
+ * Only the VectorMetadata fields, so nothing else a caller attached can reach Pinecone. The dense values go as a
+ * unit vector (on a dotproduct index its dot product is the cosine), the terms as sparse values (sparse.ts).
+ */
 export function toPineconeRecord(item: VectorItem): PineconeRecord {
   const m = item.metadata;
   const metadata: Record<string, string | string[]> = {
@@ -38,7 +43,8 @@ export function toPineconeRecord(item: VectorItem): PineconeRecord {
       `metadata of vector '${item.id}' is ${size} bytes; Pinecone accepts at most ${MAX_METADATA_BYTES}`,
     );
   }
-  return { id: item.id, values: Array.from(item.values), metadata };
+  const sparseValues = item.terms ? documentSparseValues(item.terms) : undefined;
+  return { id: item.id, values: scaledUnit(item.values, 1), ...(sparseValues ? { sparseValues } : {}), metadata };
 }
 
 /** Splits records into upsert requests of at most 1,000 vectors and 2 MB of JSON each. */

@@ -31,6 +31,7 @@ export function createCleanupServices(
         deadline,
         log: inputs.log,
         sessions,
+        lexical: inputs.config.HYBRID_LEXICAL_WEIGHT > 0,
       }),
   };
 }

@@ -1,6 +1,21 @@
-import { type ContextRepository, type ContextStore, createContextStore, type Embedder } from '@memgate/core';
+import {
+  type ContextRepository,
+  type ContextStore,
+  createContextStore,
+  type Embedder,
+  type RetrievalSettings,
+} from '@memgate/core';
+import type { Config } from '../config/index.ts';
 import { createDynamoContextRepository } from '../dynamodb/context-repository.ts';
 import type { ServiceInputs } from './index.ts';
+
+/** Hybrid retrieval from configuration (README "Search score"). */
+export function retrievalSettings(config: Config): RetrievalSettings {
+  return {
+    lexicalWeight: config.HYBRID_LEXICAL_WEIGHT,
+    neighbours: { span: config.HYBRID_NEIGHBOUR_SPAN, weight: config.HYBRID_NEIGHBOUR_WEIGHT },
+  };
+}
 
 /** The context store and what it stands on (the repository is also what the cleanup works through). */
 export function createContextServices(
@@ -18,6 +33,7 @@ export function createContextServices(
     embedder: shared.embedder,
     clock: inputs.clock,
     log: inputs.log,
+    retrieval: retrievalSettings(inputs.config),
   });
   return { store, repository };
 }

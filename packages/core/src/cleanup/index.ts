@@ -18,6 +18,7 @@ export async function runCleanup({
   maxAttempts = 3,
   pageSize = 100,
   embeddingTextOf = (record) => record.text,
+  lexical = true,
   ...required
 }: CleanupOptions): Promise<CleanupReport> {
   const { repository, index, clock, deadline } = required;
@@ -31,7 +32,7 @@ export async function runCleanup({
     complete: false,
   };
   const hasTime = () => clock.now().getTime() < deadline.getTime();
-  const settings = { ...required, log, staleAfterMs, maxAttempts, pageSize, embeddingTextOf };
+  const settings = { ...required, log, staleAfterMs, maxAttempts, pageSize, embeddingTextOf, lexical };
 
   async function step(name: string, run: () => Promise<boolean>): Promise<boolean> {
     try {

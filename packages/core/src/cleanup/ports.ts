@@ -30,6 +30,8 @@ export interface CleanupOptions {
   pageSize?: number;
   /** Builds what is embedded for a chunk (the context store may add overlap); defaults to the chunk's text. */
   embeddingTextOf?: (record: ContextRecord) => string;
+  /** Writes each re-indexed chunk's terms beside its vector (hybrid retrieval, as the store's adds do); default true. */
+  lexical?: boolean;
 }
 
 /** What one run did; `complete` is false when the deadline stopped it (the next run continues). */

@@ -1,7 +1,10 @@
+import { documentTermFrequencies } from '../context/lexical/index.ts';
 import type { ContextRecord } from '../context/record.ts';
 import { removeDeleting } from '../context/store/removal.ts';
 import type { CleanupOptions, CleanupReport } from './ports.ts';
 import { byTenant, deleteVectorsOf, vectorItemOf } from './vectors.ts';
+
+const NO_NEIGHBOURS = { span: 0, weight: 0 };
 
 type Settings = Required<Omit<CleanupOptions, 'sessions' | 'log'>> & Pick<CleanupOptions, 'log'>;
 
@@ -31,10 +34,20 @@ export function createSettler(settings: Settings, report: CleanupReport) {
     if (chunks.length === 0) return true;
     try {
       const vectors = await embedder.embed(chunks.map(settings.embeddingTextOf), 'document');
+      // Terms of each chunk's own text: the neighbours of its add are not known here (a narrower lexical match).
+      const terms = settings.lexical
+        ? documentTermFrequencies(
+            chunks.map((chunk) => chunk.text),
+            NO_NEIGHBOURS,
+          )
+        : [];
       for (const [tenant, group] of byTenant(chunks)) {
         await index.upsert(
           tenant,
-          group.map((chunk) => vectorItemOf(chunk, vectors[chunks.indexOf(chunk)] as Float32Array)),
+          group.map((chunk) => {
+            const at = chunks.indexOf(chunk);
+            return vectorItemOf(chunk, vectors[at] as Float32Array, terms[at]);
+          }),
         );
       }
       return true;

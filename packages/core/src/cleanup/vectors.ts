@@ -1,9 +1,9 @@
-import type { VectorIndex, VectorItem } from '../context/ports.ts';
+import type { SparseValues, VectorIndex, VectorItem } from '../context/ports.ts';
 import type { ContextRecord } from '../context/record.ts';
 
-/** The vector a chunk record stands for, with the filterable attributes search relies on. */
-export function vectorItemOf(record: ContextRecord, values: Float32Array): VectorItem {
-  return {
+/** The vector a chunk record stands for, with the filterable attributes search relies on (and its terms, if any). */
+export function vectorItemOf(record: ContextRecord, values: Float32Array, terms?: SparseValues): VectorItem {
+  const item: VectorItem = {
     id: record.corresponding_vector_id,
     values,
     metadata: {
@@ -17,6 +17,8 @@ export function vectorItemOf(record: ContextRecord, values: Float32Array): Vecto
       tags: record.tags,
     },
   };
+  if (terms && terms.indices.length > 0) item.terms = terms;
+  return item;
 }
 
 /** Groups records by tenant namespace, keeping order inside each group. */

@@ -22,29 +22,51 @@ export interface VectorMetadata {
   tags: string[];
 }
 
+/** A sparse vector: ascending, unique term ids (`termId`, 32-bit) and one weight each. */
+export interface SparseValues {
+  indices: number[];
+  values: number[];
+}
+
 export interface VectorItem {
   id: string;
   values: Float32Array;
   metadata: VectorMetadata;
+  /** Term frequencies of the text the vector stands for (`documentTermFrequencies`): its lexical half. */
+  terms?: SparseValues;
 }
 
 /** Every given key must match; array attributes match when they contain the value. */
 export type VectorFilter = Partial<Record<keyof VectorMetadata, string>>;
 
+/**
+ * A hybrid query: the dense vector, and optionally the query's term frequencies with the lexical match's share of
+ * the score (`lexicalWeight`, from 0 to 1).
+ */
+export interface VectorQuery {
+  vector: Float32Array;
+  topK: number;
+  filter?: VectorFilter;
+  terms?: SparseValues;
+  lexicalWeight?: number;
+}
+
 export interface VectorMatch {
   id: string;
-  /** Cosine similarity clamped to [0, 1]. */
+  /**
+   * Relevance in [0, 1]: the cosine similarity clamped to [0, 1]; with query terms and a lexical weight w,
+   * (1 − w) · cosine + w · lexical, where lexical in [0, 1] is a BM25-family match of the query's terms divided by
+   * the most the query could score (each adapter says which; README "Search score").
+   */
   score: number;
   metadata: VectorMetadata;
 }
 
-/** Vector storage partitioned by tenant namespace. */
+/** Vector storage partitioned by tenant namespace, dense and sparse (terms) side by side under one id. */
 export interface VectorIndex {
   upsert(namespace: TenantKey, items: readonly VectorItem[]): Promise<void>;
-  query(
-    namespace: TenantKey,
-    query: { vector: Float32Array; topK: number; filter?: VectorFilter },
-  ): Promise<VectorMatch[]>;
+  /** The best `topK` matches, best first, by the score of VectorMatch. */
+  query(namespace: TenantKey, query: VectorQuery): Promise<VectorMatch[]>;
   /** Deleting ids that do not exist is not an error. */
   delete(namespace: TenantKey, ids: readonly string[]): Promise<void>;
   /** Pages through the ids of one namespace (for the cleanup's orphan sweep). */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { VectorItem } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hybridIndexConformance } from '../../../../test/conformance/hybrid-index.ts';
 import { axisVector, metadataFor, vectorIndexConformance } from '../../../../test/conformance/vector-index.ts';
 import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
 
@@ -24,6 +25,8 @@ const freshDir = () => mkdtempSync(join(tmpdir(), 'memgate-vectors-'));
 
 vectorIndexConformance('local (usearch)', () => openIndex(freshDir()));
 vectorIndexConformance('local (usearch), snapshot after every batch', () => openIndex(freshDir(), 1));
+hybridIndexConformance('local (usearch)', () => openIndex(freshDir()));
+hybridIndexConformance('local (usearch), snapshot after every batch', () => openIndex(freshDir(), 1));
 
 /** Deterministic pseudo-random unit vectors (xorshift), so failures reproduce. */
 function randomVectors(count: number, dimension: number, seed = 7): Float32Array[] {

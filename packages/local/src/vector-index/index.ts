@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page, TenantKey, VectorIndex, VectorItem } from '@memgate/core';
+import { searchNamespace } from './hybrid.ts';
 import { encodeEntry, type JournalEntry, type JournalWriter, openJournal, readJournal } from './journal.ts';
-import { searchNamespace } from './search.ts';
 import {
   journalPath,
   type Manifest,

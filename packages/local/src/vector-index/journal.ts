@@ -1,18 +1,21 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
-import type { VectorItem, VectorMetadata } from '@memgate/core';
+import type { SparseValues, VectorItem, VectorMetadata } from '@memgate/core';
 
 /** One logged batch: what `upsert` or `delete` was called with. */
 export type JournalEntry = { op: 'upsert'; items: VectorItem[] } | { op: 'delete'; ids: string[] };
 
 /**
  * Append-only log of the batches applied since the last snapshot. Each batch is one record
- * `[u32 header length][u32 vector bytes][JSON header][float32 vectors]`, written with a single `write`, so a crash
+ * `[u32 header length][u32 vector bytes][JSON header (ids, metadata, terms)][float32 vectors]`, written with a single `write`, so a crash
  * leaves at most one torn record at the end, which `readJournal` drops (that batch never returned to its caller).
  */
 export function encodeEntry(entry: JournalEntry, dimension: number): Buffer {
   const header =
     entry.op === 'upsert'
-      ? { op: 'upsert', items: entry.items.map((item) => ({ id: item.id, metadata: item.metadata })) }
+      ? {
+          op: 'upsert',
+          items: entry.items.map(({ id, metadata, terms }) => (terms ? { id, metadata, terms } : { id, metadata })),
+        }
       : { op: 'delete', ids: entry.ids };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const vectorBytes = entry.op === 'upsert' ? entry.items.length * dimension * 4 : 0;
@@ -48,17 +51,17 @@ export function readJournal(path: string, dimension: number): JournalEntry[] {
     const end = offset + 8 + jsonLength + vectorBytes;
     if (end > data.length) break;
     const header = JSON.parse(data.toString('utf8', offset + 8, offset + 8 + jsonLength)) as
-      | { op: 'upsert'; items: { id: string; metadata: VectorMetadata }[] }
+      | { op: 'upsert'; items: { id: string; metadata: VectorMetadata; terms?: SparseValues }[] }
       | { op: 'delete'; ids: string[] };
     if (header.op === 'delete') entries.push(header);
     else {
       let at = offset + 8 + jsonLength;
-      const items = header.items.map(({ id, metadata }) => {
+      const items = header.items.map(({ id, metadata, terms }) => {
         // Copy into a fresh, aligned buffer: the record's offset in the file need not be a multiple of 4.
         const values = new Float32Array(dimension);
         Buffer.from(values.buffer).set(data.subarray(at, at + dimension * 4));
         at += dimension * 4;
-        return { id, metadata, values };
+        return terms ? { id, metadata, values, terms } : { id, metadata, values };
       });
       entries.push({ op: 'upsert', items });
     }

@@ -14,8 +14,17 @@ const GRAPH_RESULT_COST = 16;
 /** Times the graph search is widened (×4 each) before a filtered query falls back to an exact scan. */
 const WIDENINGS = 2;
 
-type SlotTest = (slot: number) => boolean;
+export type SlotTest = (slot: number) => boolean;
 const ANY: SlotTest = () => true;
+
+/** Which slots pass `filter`: every entry's posting list must hold the slot; `undefined` when none can. */
+export function filterTest(store: NamespaceStore, filter: VectorFilter | undefined): SlotTest | undefined {
+  const entries = filterEntries(filter);
+  if (entries.length === 0) return ANY;
+  const postings = entries.map(([field, value]) => store.postings.get(postingKey(field, value)));
+  if (postings.some((set) => set === undefined)) return undefined;
+  return (slot) => postings.every((set) => (set as Set<number>).has(slot));
+}
 
 /**
  * Best-first matches with cosine similarity clamped to [0, 1]. Unfiltered: the HNSW graph. Filtered: each filter
@@ -24,7 +33,7 @@ const ANY: SlotTest = () => true;
  * post-filtering, widening a little, then ending in an exact scan, so a selective filter never loses matches the
  * graph did not reach.
  */
-export function searchNamespace(
+export function searchDense(
   store: NamespaceStore,
   query: { vector: Float32Array; topK: number; filter?: VectorFilter },
 ): VectorMatch[] {
@@ -105,7 +114,7 @@ interface Scored {
 }
 
 /** Cosine similarity of the stored vector at `slot` with the query, clamped to [0, 1]. */
-function exactScore(store: NamespaceStore, slot: number, vector: Float32Array, inverseQuery: number): number {
+export function exactScore(store: NamespaceStore, slot: number, vector: Float32Array, inverseQuery: number): number {
   const { arena, inverseNorms, dimension } = store;
   const base = slot * dimension;
   let dot = 0;
@@ -113,7 +122,7 @@ function exactScore(store: NamespaceStore, slot: number, vector: Float32Array, i
   return clamp(dot * (inverseNorms[slot] as number) * inverseQuery);
 }
 
-function inverseNorm(vector: Float32Array): number {
+export function inverseNorm(vector: Float32Array): number {
   let squared = 0;
   for (let i = 0; i < vector.length; i++) squared += (vector[i] as number) * (vector[i] as number);
   return squared > 0 ? 1 / Math.sqrt(squared) : 0;
@@ -139,6 +148,6 @@ function clamp(score: number): number {
 }
 
 /** Callers get their own copy: mutating a result must not change the index. */
-function copy(metadata: VectorMetadata): VectorMetadata {
+export function copy(metadata: VectorMetadata): VectorMetadata {
   return { ...metadata, scopes: [...metadata.scopes], tags: [...metadata.tags] };
 }

@@ -1,11 +1,14 @@
-import type { VectorItem, VectorMetadata } from '@memgate/core';
+import type { SparseValues, VectorItem, VectorMetadata } from '@memgate/core';
 import usearch from 'usearch';
 import { postingKeysOf } from './filter.ts';
+import { LexicalPostings } from './lexical.ts';
 
 /** One stored vector's identity; its values live in the arena at `slot * dimension`. */
 export interface SlotRecord {
   id: string;
   metadata: VectorMetadata;
+  /** Its term frequencies (hybrid retrieval); absent for vectors written without them. */
+  terms?: SparseValues;
 }
 
 // HNSW parameters: usearch's defaults for connectivity, a wider search beam for better recall on filtered oversampling.
@@ -24,7 +27,7 @@ const ADD_THREADS = 1;
 
 /**
  * In-memory state of one namespace: the HNSW graph (usearch, keyed by slot number), a dense copy of the vectors
- * for exact scans, and posting lists per metadata value for filters. Slots of deleted vectors are reused.
+ * for exact scans, posting lists per metadata value for filters, and the lexical postings of its terms. Slots of deleted vectors are reused.
  * Everything here is synchronous, so each call is atomic with respect to other requests on the event loop.
  */
 export class NamespaceStore {
@@ -33,6 +36,7 @@ export class NamespaceStore {
   readonly slots: (SlotRecord | undefined)[] = [];
   readonly idToSlot = new Map<string, number>();
   readonly postings = new Map<string, Set<number>>();
+  readonly lexical = new LexicalPostings();
   private readonly free: number[] = [];
   arena: Float32Array;
   /** 1/‖v‖ per slot (0 for the zero vector), so exact scans cost one dot product. */
@@ -65,7 +69,7 @@ export class NamespaceStore {
         this.unlinkPostings(slot);
         this.hnsw.remove(BigInt(slot));
       }
-      this.place(slot, item.id, item.metadata, item.values);
+      this.place(slot, item, item.values);
       keys[row] = BigInt(slot);
       matrix.set(item.values, row * this.dimension);
       row++;
@@ -88,7 +92,7 @@ export class NamespaceStore {
   /** Restores a slot from a snapshot (the graph is loaded separately). */
   restore(slot: number, record: SlotRecord, values: Float32Array): void {
     this.ensureCapacity(slot + 1);
-    this.place(slot, record.id, record.metadata, values);
+    this.place(slot, record, values);
   }
 
   /** After restoring: every slot below the highest used one that is empty becomes free. */
@@ -111,7 +115,7 @@ export class NamespaceStore {
     return this.arena.subarray(slot * this.dimension, (slot + 1) * this.dimension);
   }
 
-  private place(slot: number, id: string, metadata: VectorMetadata, values: Float32Array): void {
+  private place(slot: number, { id, metadata, terms }: SlotRecord, values: Float32Array): void {
     if (values.length !== this.dimension) {
       throw new Error(`vector for '${id}' has dimension ${values.length}, this namespace holds ${this.dimension}`);
     }
@@ -119,7 +123,14 @@ export class NamespaceStore {
     let squared = 0;
     for (let i = 0; i < values.length; i++) squared += (values[i] as number) * (values[i] as number);
     this.inverseNorms[slot] = squared > 0 ? 1 / Math.sqrt(squared) : 0;
-    const record = { id, metadata: { ...metadata, scopes: [...metadata.scopes], tags: [...metadata.tags] } };
+    const record: SlotRecord = {
+      id,
+      metadata: { ...metadata, scopes: [...metadata.scopes], tags: [...metadata.tags] },
+    };
+    if (terms && terms.indices.length > 0) {
+      record.terms = { indices: [...terms.indices], values: [...terms.values] };
+      this.lexical.add(slot, record.terms);
+    }
     this.slots[slot] = record;
     this.idToSlot.set(id, slot);
     for (const key of postingKeysOf(record.metadata)) {
@@ -132,6 +143,7 @@ export class NamespaceStore {
   private unlinkPostings(slot: number): void {
     const record = this.slots[slot];
     if (!record) return;
+    if (record.terms) this.lexical.remove(slot, record.terms);
     for (const key of postingKeysOf(record.metadata)) {
       const set = this.postings.get(key);
       set?.delete(slot);

@@ -13,10 +13,18 @@ export interface RecordedRequest {
   body: Record<string, unknown> | undefined;
 }
 
+interface SparseVector {
+  indices: number[];
+  values: number[];
+}
+
 interface StoredVector {
   values: number[];
+  sparseValues?: SparseVector;
   metadata: Record<string, unknown>;
 }
+
+type UpsertedVector = { id: string; values: number[]; sparseValues?: SparseVector; metadata?: Record<string, unknown> };
 
 export interface PineconeEmulator {
   /** Base URL, to pass as the index host or the client's controllerHostUrl. */
@@ -29,17 +37,23 @@ export interface PineconeEmulator {
 
 const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 const MAX_METADATA_BYTES = 40 * 1024;
+const MAX_SPARSE_VALUES = 1000;
 
 /**
  * A local HTTP server speaking Pinecone's documented data-plane API (upsert, query, delete, list,
  * describe_index_stats) and the inference `embed` endpoint, with the service's own limits (1,000 vectors and
  * 2 MB per upsert, 40 KB of metadata) and error shapes. It records every request, so tests can assert what the
  * real client sends and run it against real response shapes. `embed` supplies vectors for `/embed`.
+ * `metric` is the index's: with `dotproduct` (the default, what hybrid search needs) records may carry sparse
+ * values and a query a sparse vector, and a match's score is the dense dot product plus the sparse one, as
+ * Pinecone documents for sparse-dense vectors; with `cosine`, sparse values are refused, as Pinecone does.
  */
 export async function startPineconeEmulator(options: {
   apiKey: string;
+  metric?: 'cosine' | 'dotproduct';
   embed?: (texts: string[], inputType: string | undefined) => number[][] | Promise<number[][]>;
 }): Promise<PineconeEmulator> {
+  const metric = options.metric ?? 'dotproduct';
   const namespaces = new Map<string, Map<string, StoredVector>>();
   const requests: RecordedRequest[] = [];
   const failures: { status: number; headers: Record<string, string> }[] = [];
@@ -73,7 +87,7 @@ export async function startPineconeEmulator(options: {
     const ns = typeof body?.namespace === 'string' ? body.namespace : (url.searchParams.get('namespace') ?? '');
     switch (route) {
       case 'POST /vectors/upsert':
-        return upsert(res, ns, body?.vectors as { id: string; values: number[]; metadata?: Record<string, unknown> }[]);
+        return upsert(res, ns, body?.vectors as UpsertedVector[]);
       case 'POST /query':
         return query(res, ns, body ?? {});
       case 'POST /vectors/delete': {
@@ -94,7 +108,7 @@ export async function startPineconeEmulator(options: {
           dimension: 0,
           indexFullness: 0,
           totalVectorCount: total,
-          metric: 'cosine',
+          metric,
           vectorType: 'dense',
         });
       }
@@ -114,34 +128,60 @@ export async function startPineconeEmulator(options: {
     }
   });
 
-  function upsert(
-    res: ServerResponse,
-    ns: string,
-    vectors: { id: string; values: number[]; metadata?: Record<string, unknown> }[],
-  ) {
+  /** Why Pinecone would refuse these sparse values, or undefined. */
+  function sparseProblem(sparse: SparseVector | undefined): string | undefined {
+    if (sparse === undefined) return undefined;
+    if (metric !== 'dotproduct') return 'Sparse vectors are only supported for indexes using the dotproduct metric';
+    const { indices, values } = sparse;
+    if (!Array.isArray(indices) || !Array.isArray(values) || indices.length !== values.length) {
+      return 'Sparse vector indices and values must have the same length';
+    }
+    if (indices.length === 0) return 'Sparse vector must contain at least one value';
+    if (indices.length > MAX_SPARSE_VALUES) return `Sparse vector exceeds ${MAX_SPARSE_VALUES} non-zero values`;
+    if (new Set(indices).size !== indices.length) return 'Sparse vector indices must be unique';
+    if (indices.some((index) => !Number.isInteger(index) || index < 0 || index > 0xffffffff)) {
+      return 'Sparse vector indices must be uint32';
+    }
+    return undefined;
+  }
+
+  function upsert(res: ServerResponse, ns: string, vectors: UpsertedVector[]) {
     if (!Array.isArray(vectors) || vectors.length === 0 || vectors.length > 1000) {
       return badRequest(res, 'vectors must hold between 1 and 1000 records');
     }
     for (const vector of vectors) {
+      const problem = sparseProblem(vector.sparseValues);
+      if (problem) return badRequest(res, problem);
       if (Buffer.byteLength(JSON.stringify(vector.metadata ?? {})) > MAX_METADATA_BYTES) {
         return badRequest(res, `Metadata size exceeds the limit of ${MAX_METADATA_BYTES} bytes per vector`);
       }
     }
     const stored = namespaces.get(ns) ?? new Map<string, StoredVector>();
     namespaces.set(ns, stored);
-    for (const vector of vectors) stored.set(vector.id, { values: vector.values, metadata: vector.metadata ?? {} });
+    for (const vector of vectors) {
+      const record: StoredVector = { values: vector.values, metadata: vector.metadata ?? {} };
+      if (vector.sparseValues) record.sparseValues = vector.sparseValues;
+      stored.set(vector.id, record);
+    }
     return reply(res, 200, { upsertedCount: vectors.length });
   }
 
   function query(res: ServerResponse, ns: string, body: Record<string, unknown>) {
     const vector = body.vector as number[];
+    const sparse = body.sparseVector as SparseVector | undefined;
+    const problem = sparseProblem(sparse);
+    if (problem) return badRequest(res, problem);
+    const score = (record: StoredVector) =>
+      metric === 'cosine'
+        ? cosine(vector, record.values)
+        : dot(vector, record.values) + sparseDot(sparse, record.sparseValues);
     const stored = namespaces.get(ns) ?? new Map<string, StoredVector>();
     const filter = body.filter as Record<string, unknown> | undefined;
     const matches = [...stored]
       .filter(([, record]) => matchesPineconeFilter(record.metadata, filter))
       .map(([id, record]) => ({
         id,
-        score: cosine(vector, record.values),
+        score: score(record),
         values: body.includeValues ? record.values : [],
         ...(body.includeMetadata ? { metadata: record.metadata } : {}),
       }))
@@ -194,6 +234,18 @@ function cosine(a: number[], b: number[]): number {
     nb += (b[i] ?? 0) ** 2;
   }
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
+
+function dot(a: number[], b: number[]): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] ?? 0) * (b[i] ?? 0);
+  return sum;
+}
+
+function sparseDot(query: SparseVector | undefined, record: SparseVector | undefined): number {
+  if (!query || !record) return 0;
+  const weights = new Map(record.indices.map((index, i) => [index, record.values[i] ?? 0]));
+  return query.indices.reduce((sum, index, i) => sum + (query.values[i] ?? 0) * (weights.get(index) ?? 0), 0);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

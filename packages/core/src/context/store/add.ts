@@ -1,10 +1,11 @@
 import { type Principal, tenantOf } from '../../auth/index.ts';
 import { vectorItemOf } from '../../cleanup/vectors.ts';
 import { invalid } from '../../errors/index.ts';
+import { DEFAULT_NEIGHBOUR_WINDOW, documentTermFrequencies } from '../lexical/index.ts';
 import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
 import { resolveOwner } from './access.ts';
-import { type ContextStoreDeps, indexingFailed } from './deps.ts';
+import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, indexingFailed } from './deps.ts';
 import { isChunkOf } from './ids.ts';
 import { type BuiltDocument, buildDocument, chainDocuments } from './records.ts';
 import { removeDeleting } from './removal.ts';
@@ -57,7 +58,10 @@ function staleChunks(existing: readonly ContextRecord[], built: ReadonlyMap<stri
   });
 }
 
-/** Adds documents (DESIGN.md section 3). Rows first, then vectors, then the documents become visible. */
+/**
+ * Adds documents (DESIGN.md section 3). Rows first, then vectors (dense and terms), then the documents become
+ * visible.
+ */
 export async function addDocuments(deps: ContextStoreDeps, principal: Principal, input: AddInput): Promise<AddResult> {
   validateDocuments(input);
   const { ownerId, organizationId } = resolveOwner(principal, input.user_id, input.organization_id);
@@ -103,10 +107,18 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
       throw indexingFailed('embedding the documents failed; nothing was added, retry the request', error);
     }),
   ]);
+  // The lexical half: each chunk's terms, with its neighbours' in this add's order (documents, then their chunks).
+  const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
+  const terms = lexical
+    ? documentTermFrequencies(
+        chunks.map((chunk) => chunk.text),
+        deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW,
+      )
+    : [];
   try {
     await deps.index.upsert(
       tenant,
-      chunks.map((chunk, i) => vectorItemOf(chunk, vectors[i] as Float32Array)),
+      chunks.map((chunk, i) => vectorItemOf(chunk, vectors[i] as Float32Array, terms[i])),
     );
   } catch (error) {
     throw indexingFailed(

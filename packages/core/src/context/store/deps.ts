@@ -1,6 +1,21 @@
 import type { Clock } from '../../clock.ts';
 import { MemgateError } from '../../errors/index.ts';
+import type { NeighbourWindow } from '../lexical/index.ts';
 import type { ContextRepository, Embedder, VectorIndex } from '../ports.ts';
+
+/**
+ * The lexical match's share of a search score (the rest is the dense cosine). Chosen on LoCoMo's development split
+ * with the lexical embedder (bench/EVAL.md); configurable (HYBRID_LEXICAL_WEIGHT).
+ */
+export const DEFAULT_LEXICAL_WEIGHT = 0.7;
+
+/** Hybrid retrieval settings; each has a default. */
+export interface RetrievalSettings {
+  /** From 0 (dense only) to 1 (lexical only). */
+  lexicalWeight?: number;
+  /** How neighbouring chunks of one add lend their terms (DEFAULT_NEIGHBOUR_WINDOW). */
+  neighbours?: NeighbourWindow;
+}
 
 export type StoreLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
@@ -9,6 +24,7 @@ export interface ContextStoreDeps {
   index: VectorIndex;
   embedder: Embedder;
   clock: Clock;
+  retrieval?: RetrievalSettings;
   /** Where work left to the cleanup is reported (a delete whose vector removal failed). */
   log?: StoreLog;
 }

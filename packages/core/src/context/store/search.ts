@@ -1,9 +1,10 @@
-import type { Principal } from '../../auth/index.ts';
+import type { Principal, TenantKey } from '../../auth/index.ts';
 import { invalid } from '../../errors/index.ts';
-import type { VectorFilter, VectorMatch } from '../ports.ts';
+import { queryTermFrequencies } from '../lexical/index.ts';
+import type { SparseValues, VectorFilter, VectorMatch, VectorQuery } from '../ports.ts';
 import type { SearchHit, SearchInput } from '../service.ts';
 import { readScope } from './access.ts';
-import { type ContextStoreDeps, indexingFailed } from './deps.ts';
+import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, indexingFailed } from './deps.ts';
 import { visibleChunks } from './visibility.ts';
 
 export const MAX_QUERY_CHARS = 10_000;
@@ -53,9 +54,18 @@ function filterOf(input: SearchInput, ownerId: string | undefined): VectorFilter
 
 const clamp = (score: number) => Math.min(1, Math.max(0, score));
 
+/** Widest index query per tenant (Pinecone's ceiling for a query that returns metadata). */
+export const MAX_FETCH = 1_000;
+/** How much wider each further index query is, when the band or hidden records left fewer than `top_k`. */
+const WIDENING = 4;
+
+type Candidate = VectorMatch & { tenant: string };
+
 /**
- * Search (DESIGN.md section 3): one embedding, one vector query per visible namespace, one batch read that drops
- * any hit whose record is not (or no longer) visible. Results lie in the similarity band, best first.
+ * Search (DESIGN.md section 3): one embedding and the query's terms, one hybrid index query per visible namespace,
+ * one batch read that drops any hit whose record is not (or no longer) visible. The band applies before `top_k`:
+ * while fewer than `top_k` visible in-band results are certain, the index is asked again for 4 times as many
+ * (up to MAX_FETCH), so results better than the band and hidden records never take a slot.
  */
 export async function searchContext(
   deps: ContextStoreDeps,
@@ -66,23 +76,52 @@ export async function searchContext(
   const { tenants, ownerId } = readScope(principal, { userId: input.user_id, organizationId: input.organization_id });
   const filter = filterOf(input, ownerId);
   if (tenants.length === 0) return [];
-  let matches: (VectorMatch & { tenant: string })[];
+  const lexicalWeight = deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT;
+  const terms = lexicalWeight > 0 ? queryTermFrequencies(input.query) : undefined;
+  let vector: Float32Array;
   try {
-    const [vector] = await deps.embedder.embed([input.query], 'query');
-    const perTenant = await Promise.all(
-      tenants.map(async (tenant) => {
-        const found = await deps.index.query(tenant, { vector: vector as Float32Array, topK, filter });
-        return found.map((match) => ({ ...match, score: clamp(match.score), tenant }));
-      }),
-    );
-    matches = perTenant.flat();
+    [vector] = (await deps.embedder.embed([input.query], 'query')) as [Float32Array];
   } catch (error) {
     throw indexingFailed('the search could not reach the embedder or the vector store; retry the request', error);
   }
-  const candidates = matches
-    .filter((match) => match.score >= min && match.score <= max)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, topK);
+  const seen = new Set<string>();
+  const found: SearchHit[] = [];
+  for (let fetch = topK; ; fetch = Math.min(MAX_FETCH, fetch * WIDENING)) {
+    const perTenant = await queryTenants(deps, tenants, { vector, topK: fetch, filter, terms, lexicalWeight });
+    const fresh = perTenant
+      .flat()
+      .filter((match) => match.score >= min && match.score <= max && !seen.has(`${match.tenant}\u0000${match.id}`));
+    for (const match of fresh) seen.add(`${match.tenant}\u0000${match.id}`);
+    found.push(...(await visibleHits(deps, fresh)));
+    // Matches a tenant has not returned yet score at most its last one: results above every such horizon are final.
+    const open = perTenant.filter((matches) => matches.length >= fetch);
+    const horizon = Math.max(...open.map((matches) => matches.at(-1)?.score ?? 0), Number.NEGATIVE_INFINITY);
+    const settled = found.filter((hit) => hit.score >= horizon).length;
+    if (settled >= topK || open.length === 0 || fetch >= MAX_FETCH) break;
+  }
+  return found.sort((a, b) => b.score - a.score).slice(0, topK);
+}
+
+async function queryTenants(
+  deps: ContextStoreDeps,
+  tenants: readonly string[],
+  query: VectorQuery & { terms: SparseValues | undefined },
+): Promise<Candidate[][]> {
+  const { terms, ...rest } = query;
+  try {
+    return await Promise.all(
+      tenants.map(async (tenant) => {
+        const matches = await deps.index.query(tenant as TenantKey, terms ? { ...rest, terms } : rest);
+        return matches.map((match) => ({ ...match, score: clamp(match.score), tenant }));
+      }),
+    );
+  } catch (error) {
+    throw indexingFailed('the search could not reach the embedder or the vector store; retry the request', error);
+  }
+}
+
+/** The visible chunks behind `candidates`, as results. */
+async function visibleHits(deps: ContextStoreDeps, candidates: readonly Candidate[]): Promise<SearchHit[]> {
   if (candidates.length === 0) return [];
   const chunks = await visibleChunks(deps.repository, candidates);
   return candidates.flatMap((match) => {

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { documentTermFrequencies, lexicalTermsOf, queryTermFrequencies, termId } from './index.ts';
+
+const frequencies = (sparse: { indices: number[]; values: number[] }) =>
+  Object.fromEntries(sparse.indices.map((index, i) => [index, sparse.values[i]]));
+
+describe('lexical terms', () => {
+  it('joins the forms of a word and drops function words', () => {
+    expect(lexicalTermsOf('She visited the museums; he visits a museum.')).toEqual([
+      'visit',
+      'museum',
+      'visit',
+      'museum',
+    ]);
+    expect(lexicalTermsOf('Caroline went to the children’s concert')).toEqual(
+      lexicalTermsOf('Caroline go child concert'),
+    );
+  });
+
+  it('keeps digits, ids and other scripts as they are', () => {
+    expect(lexicalTermsOf('Room 42b, 東京')).toEqual(['room', '42b', '東', '京']);
+  });
+
+  it('gives a query of only function words no terms', () => {
+    expect(queryTermFrequencies('What was it?')).toEqual({ indices: [], values: [] });
+  });
+
+  it('counts a query’s repeated terms, with ascending unique ids', () => {
+    const query = queryTermFrequencies('paint painting painted sunset');
+    expect(frequencies(query)).toEqual({ [termId('paint')]: 3, [termId('sunset')]: 1 });
+    expect(query.indices).toEqual([...query.indices].sort((a, b) => a - b));
+  });
+
+  it('lends each text its neighbours’ terms at their weight, within the span', () => {
+    const [first, second, , last] = documentTermFrequencies(['apple', 'banana', 'cherry', 'damson'], {
+      span: 1,
+      weight: 0.3,
+    });
+    expect(frequencies(first as never)).toEqual({ [termId('appl')]: 1, [termId('banana')]: 0.3 });
+    expect(frequencies(second as never)).toEqual({
+      [termId('appl')]: 0.3,
+      [termId('banana')]: 1,
+      [termId('cherri')]: 0.3,
+    });
+    expect(frequencies(last as never)).toEqual({ [termId('cherri')]: 0.3, [termId('damson')]: 1 });
+  });
+
+  it('with weight 0 a text has only its own terms', () => {
+    const [only] = documentTermFrequencies(['apple', 'banana'], { span: 2, weight: 0 });
+    expect(frequencies(only as never)).toEqual({ [termId('appl')]: 1 });
+  });
+});

@@ -1,0 +1,68 @@
+import { stemmer } from 'stemmer';
+
+/**
+ * English function words that carry no topic: dropped before stemming, so a match on "the" or "was" never counts
+ * and documents are not scored as long for holding many of them. Short on purpose (a long list drops words such
+ * as "first" or "home" that users do ask about).
+ */
+const STOP_WORDS = new Set(
+  (
+    'a about above after again against all am an and any are as at be because been before being below between both ' +
+    'but by can could did do does doing down during each few for from further had has have having he her here hers ' +
+    'herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on ' +
+    'once only or other our ours ourselves out over own same she should so some such than that the their theirs them ' +
+    'themselves then there these they this those through to too under until up very was we were what when where ' +
+    'which while who whom why will with would you your yours yourself yourselves s t'
+  ).split(' '),
+);
+
+/**
+ * Irregular English forms the Porter stemmer cannot join to their base ("went" and "go", "children" and "child"):
+ * frequent verbs and plurals of conversation, mapped before stemming.
+ */
+const IRREGULAR = new Map(
+  (
+    'went:go gone:go saw:see seen:see bought:buy made:make took:take taken:take got:get gotten:get met:meet ran:run ' +
+    'began:begin begun:begin wrote:write written:write gave:give given:give found:find felt:feel kept:keep ' +
+    'left:leave lost:lose paid:pay said:say sold:sell sent:send spent:spend thought:think told:tell won:win ate:eat ' +
+    'eaten:eat drove:drive driven:drive flew:fly flown:fly grew:grow grown:grow knew:know known:know taught:teach ' +
+    'caught:catch brought:bring built:build chose:choose chosen:choose drew:draw drawn:draw fell:fall fallen:fall ' +
+    'heard:hear held:hold led:lead meant:mean rode:ride sang:sing sung:sing sat:sit slept:sleep spoke:speak ' +
+    'spoken:speak stood:stand swam:swim threw:throw thrown:throw understood:understand woke:wake wore:wear ' +
+    'worn:wear children:child kids:kid people:person men:man women:woman'
+  )
+    .split(' ')
+    .map((pair) => pair.split(':') as [string, string]),
+);
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+// Han and kana are written without spaces: each character is a term of its own.
+const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+/** Longer runs are not words (ids, base64): kept whole, never stemmed, so the stemmer's cost stays bounded. */
+const MAX_STEMMED_LENGTH = 40;
+
+/**
+ * The lexical terms of a text: NFKC, lower case, stop words dropped, irregular forms to their base, Porter-stemmed
+ * ("visited" → "visit").
+ */
+export function lexicalTermsOf(text: string): string[] {
+  const words = text.normalize('NFKC').toLowerCase().replace(UNSPACED_SCRIPT, ' $& ').match(WORD) ?? [];
+  const terms: string[] = [];
+  for (const word of words) {
+    if (STOP_WORDS.has(word)) continue;
+    if (word.length > MAX_STEMMED_LENGTH || !/^[a-z]+$/.test(word)) terms.push(word);
+    else terms.push(stemmer(IRREGULAR.get(word) ?? word));
+  }
+  return terms;
+}
+
+/** A term's id in the sparse space: 32-bit FNV-1a over UTF-16 units, then murmur3's finaliser (unsigned). */
+export function termId(term: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) >>> 0;
+}

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { createExactIndex, createFailingIndex } from '../../../../../test/support/context-fakes.ts';
+import { createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
+import type { Principal } from '../../auth/index.ts';
+import type { Embedder, VectorIndex, VectorQuery } from '../ports.ts';
+import { createContextStore } from './index.ts';
+
+// Bag-of-words vectors: "alpha beta" against "alpha beta" scores 1, against "alpha gamma" 0.5.
+const WORDS = ['alpha', 'beta', 'gamma', 'delta'];
+const embedder: Embedder = {
+  id: 'fake-words:4',
+  dimension: WORDS.length,
+  async embed(texts) {
+    return texts.map((text) => {
+      const vector = new Float32Array(WORDS.map((word) => (text.includes(word) ? 1 : 0)));
+      const norm = Math.hypot(...vector) || 1;
+      return vector.map((value) => value / norm);
+    });
+  },
+};
+
+const alice: Principal = {
+  userId: 'alice',
+  orgs: [],
+  scopes: new Set(['context:read', 'context:write', 'context:delete']),
+};
+
+function setup() {
+  const clock = { now: () => new Date() };
+  const { repository } = createMemoryRepository(clock);
+  const exact = createExactIndex();
+  const { index, failing } = createFailingIndex(exact.index);
+  const queries: VectorQuery[] = [];
+  const recording: VectorIndex = {
+    ...index,
+    query: (namespace, query) => {
+      queries.push(query);
+      return index.query(namespace, query);
+    },
+  };
+  const store = createContextStore({ repository, index: recording, embedder, clock });
+  const add = (content: string, names: string[], source = 'notes') =>
+    store.add(alice, { source, documents: names.map((fileName) => ({ fileName, content })) });
+  return { store, failing, queries, add };
+}
+
+const names = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+
+describe('search: the band applies before top_k (DESIGN.md section 3)', () => {
+  it('returns in-band results when more than top_k better ones lie above the band', async () => {
+    const s = setup();
+    await s.add('alpha beta', names('exact', 15));
+    await s.add('alpha gamma', names('partial', 3));
+    const hits = await s.store.search(alice, {
+      query: 'alpha beta',
+      similarity_threshold: 0.9,
+      minimum_similarity_threshold: 0.2,
+      top_k: 10,
+    });
+    expect(hits.map((hit) => hit.fileName).sort()).toEqual(['partial-0', 'partial-1', 'partial-2']);
+    for (const hit of hits) expect(hit.score).toBeCloseTo(0.5, 5);
+  });
+
+  it('never lets records hidden by their state use up a slot', async () => {
+    const s = setup();
+    await s.add('alpha beta', names('gone', 12), 'old');
+    await s.add('alpha gamma', names('kept', 4));
+    // The vector store fails mid-delete: the records are hidden (deleting), their vectors still match best.
+    s.failing.delete = true;
+    await s.store.delete(alice, { source: 'old' });
+    const hits = await s.store.search(alice, {
+      query: 'alpha beta',
+      similarity_threshold: 1,
+      minimum_similarity_threshold: 0,
+      top_k: 3,
+    });
+    expect(hits).toHaveLength(3);
+    for (const hit of hits) expect(hit.fileName).toMatch(/^kept-/);
+  });
+
+  it('asks the index once when the first answer fills top_k', async () => {
+    const s = setup();
+    await s.add('alpha beta', names('exact', 20));
+    const hits = await s.store.search(alice, {
+      query: 'alpha beta',
+      similarity_threshold: 1,
+      minimum_similarity_threshold: 0,
+      top_k: 5,
+    });
+    expect(hits).toHaveLength(5);
+    expect(s.queries.map((query) => query.topK)).toEqual([5]);
+  });
+
+  it('sends the query terms and the lexical weight with the vector', async () => {
+    const s = setup();
+    await s.add('alpha beta', ['one']);
+    await s.store.search(alice, { query: 'Visited alpha', similarity_threshold: 1, minimum_similarity_threshold: 0 });
+    const [query] = s.queries;
+    expect(query?.lexicalWeight).toBe(0.7);
+    expect(query?.terms?.indices).toHaveLength(2); // "visit" and "alpha"
+    expect(query?.terms?.values).toEqual([1, 1]);
+  });
+});

@@ -1,0 +1,65 @@
+import type { VectorMatch, VectorMetadata, VectorQuery } from '@memgate/core';
+import { copy, exactScore, filterTest, inverseNorm, searchDense } from './search.ts';
+import type { NamespaceStore } from './store.ts';
+
+/**
+ * Best-first matches by the port's hybrid score, (1 − w) · cosine + w · lexical (lexical.ts), exact over the union
+ * of the dense top `topK` and every filtered slot holding a query term: a slot in neither has no lexical match and
+ * a cosine no higher than the dense top's last, so it cannot enter the top. Lexical candidates are taken in
+ * falling lexical order and stop as soon as even the dense top's last cosine could not lift one into the top, so
+ * a common term does not cost a cosine per slot that holds it. Without terms or weight: the dense search alone.
+ */
+export function searchNamespace(store: NamespaceStore, query: VectorQuery): VectorMatch[] {
+  const weight = query.lexicalWeight ?? 0;
+  if (!(weight >= 0 && weight <= 1)) throw new Error(`lexicalWeight must be from 0 to 1, got ${weight}`);
+  const dense = searchDense(store, query);
+  if (!query.terms || query.terms.indices.length === 0 || weight === 0) return dense;
+  const topK = Math.min(Math.floor(query.topK), store.size);
+  const accepts = filterTest(store, query.filter);
+  if (!accepts || !(topK > 0)) return dense;
+  const lexical = store.lexical.score(query.terms, accepts);
+
+  const fused = new Map<number, number>();
+  for (const match of dense) {
+    const slot = store.idToSlot.get(match.id) as number;
+    fused.set(slot, (1 - weight) * match.score + weight * (lexical.get(slot) ?? 0));
+  }
+  const best = new TopScores(topK, fused.values());
+  const denseFloor = dense.length >= topK ? (dense.at(-1)?.score ?? 0) : 0;
+  const inverseQuery = inverseNorm(query.vector);
+  const remaining = [...lexical].filter(([slot]) => !fused.has(slot)).sort((a, b) => b[1] - a[1]);
+  for (const [slot, match] of remaining) {
+    if (weight * match + (1 - weight) * denseFloor < best.floor) break;
+    const score = (1 - weight) * exactScore(store, slot, query.vector, inverseQuery) + weight * match;
+    fused.set(slot, score);
+    best.offer(score);
+  }
+  return [...fused]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, topK)
+    .map(([slot, score]) => {
+      const record = store.slots[slot] as { id: string; metadata: VectorMetadata };
+      return { id: record.id, score: Math.min(1, Math.max(0, score)), metadata: copy(record.metadata) };
+    });
+}
+
+/** The `size` highest scores seen; `floor` is the lowest of them once there are `size` (else −∞). */
+class TopScores {
+  private readonly scores: number[];
+  constructor(
+    private readonly size: number,
+    initial: Iterable<number>,
+  ) {
+    this.scores = [...initial].sort((a, b) => b - a).slice(0, size);
+  }
+  get floor(): number {
+    return this.scores.length >= this.size ? (this.scores.at(-1) as number) : Number.NEGATIVE_INFINITY;
+  }
+  offer(score: number): void {
+    if (this.scores.length >= this.size && score <= this.floor) return;
+    let at = this.scores.findIndex((other) => other < score);
+    if (at < 0) at = this.scores.length;
+    this.scores.splice(at, 0, score);
+    if (this.scores.length > this.size) this.scores.pop();
+  }
+}

@@ -1,0 +1,80 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { documentTermFrequencies, queryTermFrequencies, type VectorItem } from '@memgate/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { axisVector, metadataFor } from '../../../../test/conformance/vector-index.ts';
+import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
+
+const opened: LocalVectorIndex[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((index) => index.close()));
+});
+
+async function openIndex(dir: string, snapshotAfterBytes?: number): Promise<LocalVectorIndex> {
+  const index = await createLocalVectorIndex({ dir, ...(snapshotAfterBytes ? { snapshotAfterBytes } : {}) });
+  opened.push(index);
+  return index;
+}
+
+const item = (id: string, text: string, axis = 0): VectorItem => ({
+  id,
+  values: axisVector(16, axis),
+  metadata: metadataFor(),
+  terms: documentTermFrequencies([text], { span: 0, weight: 0 })[0],
+});
+const lexicalQuery = (text: string) => ({
+  vector: axisVector(16, 9),
+  terms: queryTermFrequencies(text),
+  lexicalWeight: 1,
+  topK: 10,
+});
+const scores = async (index: LocalVectorIndex, namespace: 'user:u1', text: string) =>
+  Object.fromEntries((await index.query(namespace, lexicalQuery(text))).map((match) => [match.id, match.score]));
+
+describe('local vector index: lexical half', () => {
+  it('keeps terms across a crash (journal) and a restart (snapshot), and never revives deleted ones', async () => {
+    const dir = freshDir();
+    const first = await openIndex(dir);
+    await first.upsert('user:u1', [item('kept', 'pottery class'), item('deleted', 'pottery wheel')]);
+    await first.delete('user:u1', ['deleted']);
+    const afterCrash = await scores(await openIndex(dir), 'user:u1', 'pottery');
+    expect(Object.keys(afterCrash)).toEqual(['kept']);
+    expect(afterCrash.kept).toBeGreaterThan(0);
+
+    const snapshotDir = freshDir();
+    const snapshotted = await openIndex(snapshotDir, 1);
+    await snapshotted.upsert('user:u1', [item('kept', 'pottery class'), item('deleted', 'pottery wheel')]);
+    await snapshotted.delete('user:u1', ['deleted']);
+    const reopened = await openIndex(snapshotDir);
+    expect(await scores(reopened, 'user:u1', 'pottery wheel')).toEqual({ kept: afterCrash.kept });
+  });
+
+  it('weighs a term by its rarity among the tenant’s own chunks', async () => {
+    const index = await openIndex(freshDir());
+    await index.upsert('user:u1', [
+      item('rare', 'melanie adoption'),
+      item('common', 'melanie painting'),
+      ...Array.from({ length: 6 }, (_, i) => item(`filler-${i}`, `melanie note ${i}`)),
+    ]);
+    const found = await scores(index, 'user:u1', 'Melanie adoption painting');
+    // Both match two of three terms with "melanie"; "adoption" and "painting" are equally rare: a tie.
+    expect(found.rare).toBeCloseTo(found.common as number, 6);
+    await index.upsert('user:u1', [item('filler-0', 'painting class'), item('filler-1', 'painting again')]);
+    const after = await scores(index, 'user:u1', 'Melanie adoption painting');
+    expect(after.rare).toBeGreaterThan(after.common as number); // "painting" is now common here
+  });
+
+  it('scores a full match of every query term higher than a partial one, all within [0, 1]', async () => {
+    const index = await openIndex(freshDir());
+    await index.upsert('user:u1', [item('both', 'violin recital'), item('one', 'violin lessons'), item('none', 'x')]);
+    const found = await scores(index, 'user:u1', 'violin recital');
+    expect(found.both).toBeGreaterThan(found.one as number);
+    expect(found.none).toBe(0);
+    for (const score of Object.values(found)) expect(score).toBeLessThanOrEqual(1);
+  });
+});
+
+function freshDir(): string {
+  return mkdtempSync(join(tmpdir(), 'memgate-lexical-'));
+}
