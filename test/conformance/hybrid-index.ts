@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  documentTermFrequencies,
+  chunkTerms,
   queryTermFrequencies,
   type TenantKey,
   type VectorIndex,
@@ -27,7 +27,7 @@ export function hybridIndexConformance(
     id,
     values: axisVector(dimension, axis),
     metadata: metadataFor(metadata),
-    terms: documentTermFrequencies([text], { span: 0, weight: 0 })[0],
+    ...chunkTerms([text], { span: 0, weight: 0 })[0],
   });
   const query = (axis: number, text: string, lexicalWeight: number, topK = 10) => ({
     vector: axisVector(dimension, axis),
@@ -118,6 +118,26 @@ export function hybridIndexConformance(
           filter: { scopes: 'internal' },
         });
         expect(matches.map((match) => match.id)).toEqual(['internal']);
+      });
+    });
+
+    it('never matches a vector by its context terms alone', async () => {
+      const index = await factory();
+      const ns = namespace();
+      const [kitchen, garden] = chunkTerms(['coffee beans in the cupboard', 'tomatoes watered every morning'], {
+        span: 1,
+        weight: 0.3,
+      });
+      await index.upsert(ns, [
+        { ...item('kitchen', 0, ''), ...kitchen },
+        { ...item('garden', 1, ''), ...garden },
+      ]);
+      await check(async () => {
+        const matches = await index.query(ns, query(5, 'coffee beans', 1));
+        expect(matches.map((match) => [match.id, match.score > 0])).toEqual([
+          ['kitchen', true],
+          ['garden', false],
+        ]);
       });
     });
 

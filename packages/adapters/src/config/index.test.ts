@@ -9,6 +9,18 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ PORT: 8787, DATA_DIR: '.data', VECTOR_STORE: 'local', EMBEDDINGS: 'local' });
   });
 
+  it('weighs the lexical match by the embedder unless HYBRID_LEXICAL_WEIGHT says otherwise', () => {
+    expect(loadConfig({})).toMatchObject({
+      HYBRID_LEXICAL_WEIGHT: 0.7,
+      HYBRID_NEIGHBOUR_WEIGHT: 0.3,
+      HYBRID_NEIGHBOUR_SPAN: 2,
+    });
+    expect(loadConfig({ EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'http://e' }).HYBRID_LEXICAL_WEIGHT).toBe(0.3);
+    expect(loadConfig({ HYBRID_LEXICAL_WEIGHT: '0' }).HYBRID_LEXICAL_WEIGHT).toBe(0);
+    expect(() => loadConfig({ HYBRID_LEXICAL_WEIGHT: '1.2' })).toThrow(/HYBRID_LEXICAL_WEIGHT/);
+    expect(() => loadConfig({ HYBRID_NEIGHBOUR_SPAN: '1.5' })).toThrow(/HYBRID_NEIGHBOUR_SPAN/);
+  });
+
   it('names the variable of a bad value', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ PROXY_CONTEXT_MIN_SIMILARITY: '1.5' })).toThrow(/PROXY_CONTEXT_MIN_SIMILARITY/);

@@ -67,12 +67,12 @@ export const ConfigSchema = z.object({
 
   CHAT_TTL_DAYS: z.coerce.number().positive().default(30),
   // Hybrid retrieval (README "Search score"); defaults chosen on LoCoMo's development split (bench/EVAL.md).
-  HYBRID_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(DEFAULT_LEXICAL_WEIGHT),
+  HYBRID_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).optional(),
   HYBRID_NEIGHBOUR_WEIGHT: z.coerce.number().min(0).max(1).default(DEFAULT_NEIGHBOUR_WINDOW.weight),
   HYBRID_NEIGHBOUR_SPAN: z.coerce.number().int().min(0).max(10).default(DEFAULT_NEIGHBOUR_WINDOW.span),
 });
 
-type Relevance = 'PROXY_HISTORY_MIN_SIMILARITY' | 'PROXY_CONTEXT_MIN_SIMILARITY';
+type Relevance = 'PROXY_HISTORY_MIN_SIMILARITY' | 'PROXY_CONTEXT_MIN_SIMILARITY' | 'HYBRID_LEXICAL_WEIGHT';
 export type Config = Omit<z.infer<typeof ConfigSchema>, Relevance> & Record<Relevance, number>;
 
 /**
@@ -83,9 +83,24 @@ export type Config = Omit<z.infer<typeof ConfigSchema>, Relevance> & Record<Rele
  */
 export function relevanceDefaults(embeddings: Config['EMBEDDINGS']): Record<Relevance, number> {
   return embeddings === 'local'
-    ? { PROXY_HISTORY_MIN_SIMILARITY: LEXICAL_RELEVANCE_FLOOR, PROXY_CONTEXT_MIN_SIMILARITY: LEXICAL_RELEVANCE_FLOOR }
-    : { PROXY_HISTORY_MIN_SIMILARITY: 0.2, PROXY_CONTEXT_MIN_SIMILARITY: 0.25 };
+    ? {
+        PROXY_HISTORY_MIN_SIMILARITY: LEXICAL_RELEVANCE_FLOOR,
+        PROXY_CONTEXT_MIN_SIMILARITY: LEXICAL_RELEVANCE_FLOOR,
+        HYBRID_LEXICAL_WEIGHT: DEFAULT_LEXICAL_WEIGHT,
+      }
+    : {
+        PROXY_HISTORY_MIN_SIMILARITY: 0.2,
+        PROXY_CONTEXT_MIN_SIMILARITY: 0.25,
+        HYBRID_LEXICAL_WEIGHT: NEURAL_LEXICAL_WEIGHT,
+      };
 }
+
+/**
+ * With neural embeddings the dense cosine carries meaning the terms miss (synonyms, paraphrase), so the lexical
+ * match gets the smaller share: a relevant chunk that shares no word with the question (cosine ~0.5) still scores
+ * above the neural context floor (0.25). Not measured on LoCoMo (the eval runs with no model): a starting point.
+ */
+export const NEURAL_LEXICAL_WEIGHT = 0.3;
 
 export const LEXICAL_RELEVANCE_FLOOR = 0.12;
 
@@ -101,6 +116,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...result.data,
     PROXY_HISTORY_MIN_SIMILARITY: result.data.PROXY_HISTORY_MIN_SIMILARITY ?? defaults.PROXY_HISTORY_MIN_SIMILARITY,
     PROXY_CONTEXT_MIN_SIMILARITY: result.data.PROXY_CONTEXT_MIN_SIMILARITY ?? defaults.PROXY_CONTEXT_MIN_SIMILARITY,
+    HYBRID_LEXICAL_WEIGHT: result.data.HYBRID_LEXICAL_WEIGHT ?? defaults.HYBRID_LEXICAL_WEIGHT,
   };
   // Operator upstreams are trusted (any http(s) address, private too), but must be usable URLs.
   for (const name of ['DEFAULT_MODEL_BASE_URL', 'EMBEDDINGS_BASE_URL'] as const) {

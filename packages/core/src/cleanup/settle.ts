@@ -1,4 +1,4 @@
-import { documentTermFrequencies } from '../context/lexical/index.ts';
+import { chunkTerms } from '../context/lexical/index.ts';
 import type { ContextRecord } from '../context/record.ts';
 import { removeDeleting } from '../context/store/removal.ts';
 import type { CleanupOptions, CleanupReport } from './ports.ts';
@@ -36,7 +36,7 @@ export function createSettler(settings: Settings, report: CleanupReport) {
       const vectors = await embedder.embed(chunks.map(settings.embeddingTextOf), 'document');
       // Terms of each chunk's own text: the neighbours of its add are not known here (a narrower lexical match).
       const terms = settings.lexical
-        ? documentTermFrequencies(
+        ? chunkTerms(
             chunks.map((chunk) => chunk.text),
             NO_NEIGHBOURS,
           )

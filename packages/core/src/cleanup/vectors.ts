@@ -1,8 +1,9 @@
-import type { SparseValues, VectorIndex, VectorItem } from '../context/ports.ts';
+import type { ChunkTerms } from '../context/lexical/index.ts';
+import type { VectorIndex, VectorItem } from '../context/ports.ts';
 import type { ContextRecord } from '../context/record.ts';
 
 /** The vector a chunk record stands for, with the filterable attributes search relies on (and its terms, if any). */
-export function vectorItemOf(record: ContextRecord, values: Float32Array, terms?: SparseValues): VectorItem {
+export function vectorItemOf(record: ContextRecord, values: Float32Array, lexical?: ChunkTerms): VectorItem {
   const item: VectorItem = {
     id: record.corresponding_vector_id,
     values,
@@ -17,7 +18,8 @@ export function vectorItemOf(record: ContextRecord, values: Float32Array, terms?
       tags: record.tags,
     },
   };
-  if (terms && terms.indices.length > 0) item.terms = terms;
+  if (lexical && lexical.terms.indices.length > 0) item.terms = lexical.terms;
+  if (lexical?.contextTerms) item.contextTerms = lexical.contextTerms;
   return item;
 }
 

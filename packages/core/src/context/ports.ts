@@ -32,8 +32,13 @@ export interface VectorItem {
   id: string;
   values: Float32Array;
   metadata: VectorMetadata;
-  /** Term frequencies of the text the vector stands for (`documentTermFrequencies`): its lexical half. */
+  /** Term frequencies of the text the vector stands for (`chunkTerms`): its lexical half. */
   terms?: SparseValues;
+  /**
+   * Its neighbours' term frequencies, already weighted: they add to a match of its own terms and never match on
+   * their own. An adapter may ignore them (Pinecone's dot product cannot require an own match).
+   */
+  contextTerms?: SparseValues;
 }
 
 /** Every given key must match; array attributes match when they contain the value. */

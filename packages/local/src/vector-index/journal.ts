@@ -14,7 +14,7 @@ export function encodeEntry(entry: JournalEntry, dimension: number): Buffer {
     entry.op === 'upsert'
       ? {
           op: 'upsert',
-          items: entry.items.map(({ id, metadata, terms }) => (terms ? { id, metadata, terms } : { id, metadata })),
+          items: entry.items.map(({ id, metadata, terms, contextTerms }) => ({ id, metadata, terms, contextTerms })),
         }
       : { op: 'delete', ids: entry.ids };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
@@ -51,17 +51,23 @@ export function readJournal(path: string, dimension: number): JournalEntry[] {
     const end = offset + 8 + jsonLength + vectorBytes;
     if (end > data.length) break;
     const header = JSON.parse(data.toString('utf8', offset + 8, offset + 8 + jsonLength)) as
-      | { op: 'upsert'; items: { id: string; metadata: VectorMetadata; terms?: SparseValues }[] }
+      | {
+          op: 'upsert';
+          items: { id: string; metadata: VectorMetadata; terms?: SparseValues; contextTerms?: SparseValues }[];
+        }
       | { op: 'delete'; ids: string[] };
     if (header.op === 'delete') entries.push(header);
     else {
       let at = offset + 8 + jsonLength;
-      const items = header.items.map(({ id, metadata, terms }) => {
+      const items = header.items.map(({ id, metadata, terms, contextTerms }) => {
         // Copy into a fresh, aligned buffer: the record's offset in the file need not be a multiple of 4.
         const values = new Float32Array(dimension);
         Buffer.from(values.buffer).set(data.subarray(at, at + dimension * 4));
         at += dimension * 4;
-        return terms ? { id, metadata, values, terms } : { id, metadata, values };
+        const item: VectorItem = { id, metadata, values };
+        if (terms) item.terms = terms;
+        if (contextTerms) item.contextTerms = contextTerms;
+        return item;
       });
       entries.push({ op: 'upsert', items });
     }

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { documentTermFrequencies, queryTermFrequencies, type VectorItem } from '@memgate/core';
+import { chunkTerms, queryTermFrequencies, type VectorItem } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { axisVector, metadataFor } from '../../../../test/conformance/vector-index.ts';
 import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
@@ -21,7 +21,7 @@ const item = (id: string, text: string, axis = 0): VectorItem => ({
   id,
   values: axisVector(16, axis),
   metadata: metadataFor(),
-  terms: documentTermFrequencies([text], { span: 0, weight: 0 })[0],
+  ...chunkTerms([text], { span: 0, weight: 0 })[0],
 });
 const lexicalQuery = (text: string) => ({
   vector: axisVector(16, 9),
@@ -47,7 +47,7 @@ describe('local vector index: lexical half', () => {
     await snapshotted.upsert('user:u1', [item('kept', 'pottery class'), item('deleted', 'pottery wheel')]);
     await snapshotted.delete('user:u1', ['deleted']);
     const reopened = await openIndex(snapshotDir);
-    expect(await scores(reopened, 'user:u1', 'pottery wheel')).toEqual({ kept: afterCrash.kept });
+    expect(await scores(reopened, 'user:u1', 'pottery')).toEqual({ kept: afterCrash.kept });
   });
 
   it('weighs a term by its rarity among the tenant’s own chunks', async () => {
@@ -63,6 +63,23 @@ describe('local vector index: lexical half', () => {
     await index.upsert('user:u1', [item('filler-0', 'painting class'), item('filler-1', 'painting again')]);
     const after = await scores(index, 'user:u1', 'Melanie adoption painting');
     expect(after.rare).toBeGreaterThan(after.common as number); // "painting" is now common here
+  });
+
+  it('counts neighbours’ terms only for a chunk that matches by its own', async () => {
+    const index = await openIndex(freshDir());
+    const texts = ['Coffee beans are in the top cupboard', 'The shed key hangs by the door', 'Tea is in the drawer'];
+    const [coffee, shed, tea] = chunkTerms(texts, { span: 1, weight: 0.3 });
+    await index.upsert('user:u1', [
+      { ...item('coffee', ''), ...coffee },
+      { ...item('shed', ''), ...shed },
+      { ...item('tea', ''), ...tea },
+      item('lone-shed', texts[1] as string), // the same text with no neighbours
+    ]);
+    const beans = await scores(index, 'user:u1', 'coffee beans');
+    expect(beans.coffee).toBeGreaterThan(0);
+    expect(beans.shed).toBe(0); // its neighbour's words alone do not make it match
+    const both = await scores(index, 'user:u1', 'shed coffee');
+    expect(both.shed).toBeGreaterThan(both['lone-shed'] as number); // they do strengthen its own match
   });
 
   it('scores a full match of every query term higher than a partial one, all within [0, 1]', async () => {

@@ -7,70 +7,99 @@ const K1 = 1.2;
 const B = 0.7;
 const DELTA = 0.5;
 
+/** One slot's frequency of a term: its own and its neighbours' (context) share. */
+interface Posting {
+  frequency: number;
+  own: boolean;
+}
+
+/** What a slot holds: its own terms and its neighbours' (VectorItem.contextTerms). */
+export interface SlotTerms {
+  terms?: SparseValues | undefined;
+  contextTerms?: SparseValues | undefined;
+}
+
 /**
  * The lexical half of one namespace: postings (term → slot → frequency) and the statistics BM25 needs (document
  * count, total length, document frequency = a posting's size), kept exact on every upsert and delete, so a deleted
- * text never matches and the statistics are the tenant's own.
+ * text never matches and the statistics are the tenant's own. A slot's frequency of a term is its own count plus
+ * its neighbours' weighted count; its length, the sum of both.
  */
 export class LexicalPostings {
-  private readonly postings = new Map<number, Map<number, number>>();
+  private readonly postings = new Map<number, Map<number, Posting>>();
   private readonly lengths = new Map<number, number>();
   private totalLength = 0;
 
-  add(slot: number, terms: SparseValues): void {
+  add(slot: number, { terms, contextTerms }: SlotTerms): void {
+    const merged = new Map<number, Posting>();
     let length = 0;
-    terms.indices.forEach((term, i) => {
-      const frequency = terms.values[i] as number;
-      if (!(frequency > 0)) return;
-      const posting = this.postings.get(term);
-      if (posting) posting.set(slot, frequency);
-      else this.postings.set(term, new Map([[slot, frequency]]));
-      length += frequency;
-    });
+    for (const [sparse, own] of [
+      [terms, true],
+      [contextTerms, false],
+    ] as const) {
+      sparse?.indices.forEach((term, i) => {
+        const frequency = sparse.values[i] as number;
+        if (!(frequency > 0)) return;
+        const posting = merged.get(term);
+        merged.set(term, { frequency: (posting?.frequency ?? 0) + frequency, own: own || posting?.own === true });
+        length += frequency;
+      });
+    }
+    if (merged.size === 0) return;
+    for (const [term, posting] of merged) {
+      const slots = this.postings.get(term);
+      if (slots) slots.set(slot, posting);
+      else this.postings.set(term, new Map([[slot, posting]]));
+    }
     this.lengths.set(slot, length);
     this.totalLength += length;
   }
 
-  remove(slot: number, terms: SparseValues): void {
-    for (const term of terms.indices) {
-      const posting = this.postings.get(term);
-      posting?.delete(slot);
-      if (posting?.size === 0) this.postings.delete(term);
+  remove(slot: number, { terms, contextTerms }: SlotTerms): void {
+    for (const term of [...(terms?.indices ?? []), ...(contextTerms?.indices ?? [])]) {
+      const slots = this.postings.get(term);
+      slots?.delete(slot);
+      if (slots?.size === 0) this.postings.delete(term);
     }
     this.totalLength -= this.lengths.get(slot) ?? 0;
     this.lengths.delete(slot);
   }
 
   /**
-   * Lexical match of every slot holding at least one query term and passing `accepts`: the BM25+ score divided by
-   * its ceiling for this query (every known term matched infinitely often), so it lies in [0, 1]. Terms the
-   * namespace has never seen are left out of the ceiling: they could match nothing.
+   * Lexical match of every slot that holds at least one query term of its own and passes `accepts`: the BM25+
+   * score divided by its ceiling for this query (every query term matched infinitely often), so it lies in [0, 1].
+   * A query term the namespace has never seen counts in the ceiling at the highest inverse document frequency,
+   * so a question whose main words appear nowhere scores low everywhere.
    */
   score(query: SparseValues, accepts: (slot: number) => boolean): Map<number, number> {
-    const scores = new Map<number, number>();
     const documents = this.lengths.size;
-    if (documents === 0) return scores;
+    if (documents === 0) return new Map();
     const averageLength = this.totalLength / documents || 1;
-    const weighted: [Map<number, number>, number][] = [];
+    const weighted: [Map<number, Posting>, number][] = [];
     let ceiling = 0;
     query.indices.forEach((term, i) => {
-      const posting = this.postings.get(term);
       const count = query.values[i] as number;
-      if (!posting || !(count > 0)) return;
-      const idf = Math.log(1 + (documents - posting.size + 0.5) / (posting.size + 0.5));
-      weighted.push([posting, count * idf]);
+      if (!(count > 0)) return;
+      const slots = this.postings.get(term);
+      const frequency = slots?.size ?? 0;
+      const idf = Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
       ceiling += count * idf;
+      if (slots) weighted.push([slots, count * idf]);
     });
-    if (!(ceiling > 0)) return scores;
-    for (const [posting, weight] of weighted) {
-      for (const [slot, frequency] of posting) {
+    const scores = new Map<number, { score: number; own: boolean }>();
+    if (!(ceiling > 0)) return new Map();
+    for (const [slots, weight] of weighted) {
+      for (const [slot, { frequency, own }] of slots) {
         if (!accepts(slot)) continue;
         const norm = K1 * (1 - B + (B * (this.lengths.get(slot) as number)) / averageLength);
         const saturated = (DELTA + (frequency * (K1 + 1)) / (frequency + norm)) / (DELTA + K1 + 1);
-        scores.set(slot, (scores.get(slot) ?? 0) + (weight * saturated) / ceiling);
+        const entry = scores.get(slot);
+        const score = (entry?.score ?? 0) + (weight * saturated) / ceiling;
+        scores.set(slot, { score, own: own || entry?.own === true });
       }
     }
-    for (const [slot, score] of scores) scores.set(slot, Math.min(1, score));
-    return scores;
+    const matched = new Map<number, number>();
+    for (const [slot, { score, own }] of scores) if (own) matched.set(slot, Math.min(1, score));
+    return matched;
   }
 }

@@ -9,6 +9,8 @@ export interface SlotRecord {
   metadata: VectorMetadata;
   /** Its term frequencies (hybrid retrieval); absent for vectors written without them. */
   terms?: SparseValues;
+  /** Its neighbours' weighted term frequencies (VectorItem.contextTerms). */
+  contextTerms?: SparseValues;
 }
 
 // HNSW parameters: usearch's defaults for connectivity, a wider search beam for better recall on filtered oversampling.
@@ -115,7 +117,7 @@ export class NamespaceStore {
     return this.arena.subarray(slot * this.dimension, (slot + 1) * this.dimension);
   }
 
-  private place(slot: number, { id, metadata, terms }: SlotRecord, values: Float32Array): void {
+  private place(slot: number, { id, metadata, terms, contextTerms }: SlotRecord, values: Float32Array): void {
     if (values.length !== this.dimension) {
       throw new Error(`vector for '${id}' has dimension ${values.length}, this namespace holds ${this.dimension}`);
     }
@@ -127,10 +129,11 @@ export class NamespaceStore {
       id,
       metadata: { ...metadata, scopes: [...metadata.scopes], tags: [...metadata.tags] },
     };
-    if (terms && terms.indices.length > 0) {
-      record.terms = { indices: [...terms.indices], values: [...terms.values] };
-      this.lexical.add(slot, record.terms);
+    if (terms && terms.indices.length > 0) record.terms = { indices: [...terms.indices], values: [...terms.values] };
+    if (contextTerms && contextTerms.indices.length > 0) {
+      record.contextTerms = { indices: [...contextTerms.indices], values: [...contextTerms.values] };
     }
+    this.lexical.add(slot, record);
     this.slots[slot] = record;
     this.idToSlot.set(id, slot);
     for (const key of postingKeysOf(record.metadata)) {
@@ -143,7 +146,7 @@ export class NamespaceStore {
   private unlinkPostings(slot: number): void {
     const record = this.slots[slot];
     if (!record) return;
-    if (record.terms) this.lexical.remove(slot, record.terms);
+    this.lexical.remove(slot, record);
     for (const key of postingKeysOf(record.metadata)) {
       const set = this.postings.get(key);
       set?.delete(slot);

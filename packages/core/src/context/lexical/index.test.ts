@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { documentTermFrequencies, lexicalTermsOf, queryTermFrequencies, termId } from './index.ts';
+import { chunkTerms, lexicalTermsOf, queryTermFrequencies, termId } from './index.ts';
 
 const frequencies = (sparse: { indices: number[]; values: number[] }) =>
   Object.fromEntries(sparse.indices.map((index, i) => [index, sparse.values[i]]));
@@ -31,22 +31,22 @@ describe('lexical terms', () => {
     expect(query.indices).toEqual([...query.indices].sort((a, b) => a - b));
   });
 
-  it('lends each text its neighbours’ terms at their weight, within the span', () => {
-    const [first, second, , last] = documentTermFrequencies(['apple', 'banana', 'cherry', 'damson'], {
-      span: 1,
-      weight: 0.3,
-    });
-    expect(frequencies(first as never)).toEqual({ [termId('appl')]: 1, [termId('banana')]: 0.3 });
-    expect(frequencies(second as never)).toEqual({
-      [termId('appl')]: 0.3,
-      [termId('banana')]: 1,
-      [termId('cherri')]: 0.3,
-    });
-    expect(frequencies(last as never)).toEqual({ [termId('cherri')]: 0.3, [termId('damson')]: 1 });
+  it('gives each text its own terms, and its neighbours’ within the span as weighted context', () => {
+    const [first, second, , last] = chunkTerms(['apple', 'banana apple', 'cherry', 'damson'], { span: 1, weight: 0.3 });
+    expect(frequencies(first?.terms as never)).toEqual({ [termId('appl')]: 1 });
+    expect(frequencies(first?.contextTerms as never)).toEqual({ [termId('banana')]: 0.3, [termId('appl')]: 0.3 });
+    expect(frequencies(second?.terms as never)).toEqual({ [termId('banana')]: 1, [termId('appl')]: 1 });
+    expect(frequencies(second?.contextTerms as never)).toEqual({ [termId('appl')]: 0.3, [termId('cherri')]: 0.3 });
+    expect(frequencies(last?.contextTerms as never)).toEqual({ [termId('cherri')]: 0.3 });
   });
 
-  it('with weight 0 a text has only its own terms', () => {
-    const [only] = documentTermFrequencies(['apple', 'banana'], { span: 2, weight: 0 });
-    expect(frequencies(only as never)).toEqual({ [termId('appl')]: 1 });
+  it('with weight or span 0 a text has no context', () => {
+    for (const window of [
+      { span: 2, weight: 0 },
+      { span: 0, weight: 0.3 },
+    ]) {
+      const [only] = chunkTerms(['apple', 'banana'], window);
+      expect(only).toEqual({ terms: { indices: [termId('appl')], values: [1] } });
+    }
   });
 });

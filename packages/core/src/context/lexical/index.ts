@@ -25,28 +25,35 @@ function add(counts: Map<number, number>, terms: readonly string[], weight: numb
   }
 }
 
+/** What one chunk gives the lexical index: its own term frequencies and its neighbours' (weighted). */
+export interface ChunkTerms {
+  terms: SparseValues;
+  /** Absent when the chunk has no neighbours or their weight is 0. */
+  contextTerms?: SparseValues;
+}
+
 /**
- * Term frequencies of each text of a sequence (the chunks of one add, in order), each text's own terms counting 1
- * and its neighbours' within `window.span` counting `window.weight`: a turn of a conversation is then found by the
- * words of the turns around it ("it", "there" and answers rarely repeat the question's words). Texts are indexed
- * as they are; only what is matched is widened.
+ * The terms of each text of a sequence (the chunks of one add, in order): its own, each occurrence counting 1, and
+ * as context those of its neighbours within `window.span`, each counting `window.weight`. A chunk is matched only
+ * by its own words; its neighbours' then strengthen the match (a turn of a conversation that names the subject
+ * once is found by the question's other words in the turns around it), and never make an unrelated chunk match.
  */
-export function documentTermFrequencies(
-  texts: readonly string[],
-  window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW,
-): SparseValues[] {
+export function chunkTerms(texts: readonly string[], window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW): ChunkTerms[] {
   const terms = texts.map(lexicalTermsOf);
   return terms.map((own, position) => {
     const counts = new Map<number, number>();
     add(counts, own, 1);
-    if (window.weight > 0) {
+    const result: ChunkTerms = { terms: sparseOf(counts) };
+    if (window.weight > 0 && window.span > 0) {
+      const context = new Map<number, number>();
       const from = Math.max(0, position - window.span);
       const to = Math.min(terms.length - 1, position + window.span);
       for (let other = from; other <= to; other++) {
-        if (other !== position) add(counts, terms[other] as string[], window.weight);
+        if (other !== position) add(context, terms[other] as string[], window.weight);
       }
+      if (context.size > 0) result.contextTerms = sparseOf(context);
     }
-    return sparseOf(counts);
+    return result;
   });
 }
 

@@ -24,7 +24,7 @@ const IRREGULAR = new Map(
   (
     'went:go gone:go saw:see seen:see bought:buy made:make took:take taken:take got:get gotten:get met:meet ran:run ' +
     'began:begin begun:begin wrote:write written:write gave:give given:give found:find felt:feel kept:keep ' +
-    'left:leave lost:lose paid:pay said:say sold:sell sent:send spent:spend thought:think told:tell won:win ate:eat ' +
+    'left:leave lost:lose forgot:forget forgotten:forget paid:pay said:say sold:sell sent:send spent:spend thought:think told:tell won:win ate:eat ' +
     'eaten:eat drove:drive driven:drive flew:fly flown:fly grew:grow grown:grow knew:know known:know taught:teach ' +
     'caught:catch brought:bring built:build chose:choose chosen:choose drew:draw drawn:draw fell:fall fallen:fall ' +
     'heard:hear held:hold led:lead meant:mean rode:ride sang:sing sung:sing sat:sit slept:sleep spoke:speak ' +

@@ -1,7 +1,7 @@
 import { type Principal, tenantOf } from '../../auth/index.ts';
 import { vectorItemOf } from '../../cleanup/vectors.ts';
 import { invalid } from '../../errors/index.ts';
-import { DEFAULT_NEIGHBOUR_WINDOW, documentTermFrequencies } from '../lexical/index.ts';
+import { chunkTerms, DEFAULT_NEIGHBOUR_WINDOW } from '../lexical/index.ts';
 import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
 import { resolveOwner } from './access.ts';
@@ -110,7 +110,7 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
   // The lexical half: each chunk's terms, with its neighbours' in this add's order (documents, then their chunks).
   const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
   const terms = lexical
-    ? documentTermFrequencies(
+    ? chunkTerms(
         chunks.map((chunk) => chunk.text),
         deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW,
       )
