@@ -9,7 +9,7 @@ const B = 0.7;
 const DELTA = 0.5;
 /**
  * Pinecone keeps no collection statistics, so a chunk's length is normalised against a fixed reference instead of
- * its tenant's average: about a paragraph's terms with its neighbours' share (lexical/index.ts).
+ * its tenant's average: about the terms of a short paragraph (chunks run from a few words to 1,500 characters).
  */
 const REFERENCE_LENGTH = 48;
 

@@ -17,30 +17,54 @@ export function searchNamespace(store: NamespaceStore, query: VectorQuery): Vect
   const topK = Math.min(Math.floor(query.topK), store.size);
   const accepts = filterTest(store, query.filter);
   if (!accepts || !(topK > 0)) return dense;
-  const lexical = store.lexical.score(query.terms, accepts);
+  const { slots, scores: lexical } = store.lexical.score(query.terms, accepts);
 
   const fused = new Map<number, number>();
   for (const match of dense) {
     const slot = store.idToSlot.get(match.id) as number;
-    fused.set(slot, (1 - weight) * match.score + weight * (lexical.get(slot) ?? 0));
+    fused.set(slot, (1 - weight) * match.score + weight * (lexical[slot] as number));
   }
   const best = new TopScores(topK, fused.values());
+  // A slot outside the dense top has a cosine of at most the top's last: with its lexical match, an upper bound.
   const denseFloor = dense.length >= topK ? (dense.at(-1)?.score ?? 0) : 0;
   const inverseQuery = inverseNorm(query.vector);
-  const remaining = [...lexical].filter(([slot]) => !fused.has(slot)).sort((a, b) => b[1] - a[1]);
-  for (const [slot, match] of remaining) {
-    if (weight * match + (1 - weight) * denseFloor < best.floor) break;
-    const score = (1 - weight) * exactScore(store, slot, query.vector, inverseQuery) + weight * match;
-    fused.set(slot, score);
-    best.offer(score);
+  const score = (slot: number) => {
+    const value =
+      (1 - weight) * exactScore(store, slot, query.vector, inverseQuery) + weight * (lexical[slot] as number);
+    fused.set(slot, value);
+    best.offer(value);
+  };
+  // The best lexical matches first (they set a floor), then only those whose bound can still reach it, best first.
+  const rest = slots.filter((slot) => !fused.has(slot));
+  for (const slot of bestByLexical(rest, lexical, topK)) score(slot);
+  const reach = (best.floor - (1 - weight) * denseFloor) / weight;
+  const open = rest.filter((slot) => !fused.has(slot) && (lexical[slot] as number) >= reach);
+  open.sort((a, b) => (lexical[b] as number) - (lexical[a] as number));
+  for (const slot of open) {
+    if (weight * (lexical[slot] as number) + (1 - weight) * denseFloor < best.floor) break;
+    score(slot);
   }
   return [...fused]
     .sort((a, b) => b[1] - a[1])
     .slice(0, topK)
-    .map(([slot, score]) => {
+    .map(([slot, value]) => {
       const record = store.slots[slot] as { id: string; metadata: VectorMetadata };
-      return { id: record.id, score: Math.min(1, Math.max(0, score)), metadata: copy(record.metadata) };
+      return { id: record.id, score: Math.min(1, Math.max(0, value)), metadata: copy(record.metadata) };
     });
+}
+
+/** The `count` slots of `slots` with the highest lexical match (one pass, a sorted array of `count`). */
+function bestByLexical(slots: readonly number[], lexical: Float64Array, count: number): number[] {
+  const kept: number[] = [];
+  for (const slot of slots) {
+    const value = lexical[slot] as number;
+    if (kept.length >= count && value <= (lexical[kept.at(-1) as number] as number)) continue;
+    let at = kept.findIndex((other) => (lexical[other] as number) < value);
+    if (at < 0) at = kept.length;
+    kept.splice(at, 0, slot);
+    if (kept.length > count) kept.pop();
+  }
+  return kept;
 }
 
 /** The `size` highest scores seen; `floor` is the lowest of them once there are `size` (else −∞). */
