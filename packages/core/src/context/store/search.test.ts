@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createExactIndex, createFailingIndex } from '../../../../../test/support/context-fakes.ts';
-import { createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
+import { createFailingIndex } from '../../../../../test/support/context-fakes.ts';
+import { createMemoryIndex, createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
 import type { Principal } from '../../auth/index.ts';
 import type { Embedder, VectorIndex, VectorQuery } from '../ports.ts';
 import { createContextStore } from './index.ts';
@@ -28,7 +28,7 @@ const alice: Principal = {
 function setup() {
   const clock = { now: () => new Date() };
   const { repository } = createMemoryRepository(clock);
-  const exact = createExactIndex();
+  const exact = createMemoryIndex();
   const { index, failing } = createFailingIndex(exact.index);
   const queries: VectorQuery[] = [];
   const recording: VectorIndex = {
