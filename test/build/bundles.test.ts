@@ -16,6 +16,8 @@ import { buildTestBundles } from '../support/bundles.ts';
 // (brotli-compressed JSON, ~750 KB, read on the first count): their code is within 1 MB, the table takes their
 // total over it. Fitting it needs a smaller encoding or an estimator in @memgate/core (see the issue note).
 const COUNTS_TOKENS = new Set(['proxy', 'chat-stream']);
+/** What the proxy (1,692,706 bytes) and the chat (1,674,104) load today, bundle and table, plus 2% for ordinary changes. */
+const TOKEN_COUNTING_CEILING_BYTES = 1_727_000;
 
 let built: Awaited<ReturnType<typeof buildTestBundles>>;
 beforeAll(async () => {
@@ -86,9 +88,14 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it.skip('keeps everything the proxy and chat functions load within 1 MB (over: the o200k table, see COUNTS_TOKENS)', () => {
+  it('keeps what the proxy and chat functions load under their known ceiling, still over 1 MB (the o200k table)', () => {
     for (const name of COUNTS_TOKENS) {
-      expect(built.bundles.get(name)?.loadedBytes).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
+      const loaded = built.bundles.get(name)?.loadedBytes ?? 0;
+      // Growth past today's size fails here...
+      expect(loaded, name).toBeLessThanOrEqual(TOKEN_COUNTING_CEILING_BYTES);
+      // ...and so does the fix: once the table is gone, drop COUNTS_TOKENS and the ceiling, and let the 1 MB
+      // budget above cover these two functions too.
+      expect(loaded, `${name} now fits 1 MB: remove its exception`).toBeGreaterThan(MAX_BUNDLE_BYTES);
     }
   });
 
