@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createFloodWriter, type FloodBehavior, type FloodWatch } from './upstream-flood.ts';
 import {
   modelList,
   responseObject,
@@ -48,6 +49,8 @@ export interface StubBehavior {
   toolCall?: StubToolCall;
   /** Extra headers on every answer (request id, rate limits…). */
   headers?: Record<string, string>;
+  /** Answer 200 with this many bytes (a JSON completion, or SSE chunks when streaming), as fast as they are taken. */
+  flood?: FloodBehavior;
 }
 
 export interface UpstreamStub {
@@ -61,6 +64,8 @@ export interface UpstreamStub {
   nextRequest(): Promise<RecordedRequest>;
   /** Count of requests whose client went away before the answer was finished. */
   readonly disconnects: number;
+  /** The last `flood` answer: bytes written, and when its writer stalls for want of a reader. */
+  readonly flood: FloodWatch;
   close(): Promise<void>;
 }
 
@@ -105,6 +110,7 @@ export async function startUpstreamStub(
   const disconnectWaiters: Waiter[] = [];
   const requestWaiters: Waiter[] = [];
   let disconnects = 0;
+  const flooder = createFloodWriter();
 
   async function readBody(req: IncomingMessage): Promise<unknown> {
     const parts: Buffer[] = [];
@@ -128,6 +134,7 @@ export async function startUpstreamStub(
     const reply = now.reply ?? 'Hello from the stub upstream.';
     if (now.delayMs) await pause(now.delayMs);
     if (now.hang || gone()) return;
+    if (now.flood) return flooder.write(res, now.flood, body.stream === true, gone);
     if (now.redirectTo) {
       res.writeHead(302, { location: now.redirectTo }).end();
       return;
@@ -236,6 +243,7 @@ export async function startUpstreamStub(
     get disconnects() {
       return disconnects;
     },
+    flood: flooder.watch,
     setBehavior(next) {
       behavior = next;
     },

@@ -13,4 +13,5 @@ export * from './context/store/index.ts';
 export * from './errors/index.ts';
 export * from './extractive/index.ts';
 export * from './history/index.ts';
+export * from './model/bounded-body.ts';
 export * from './model/index.ts';

@@ -64,6 +64,8 @@ export const ConfigSchema = z.object({
   PROXY_CONTEXT_TOP_K: z.coerce.number().int().min(0).max(100).default(5),
   PROXY_CONTEXT_MIN_SIMILARITY: z.coerce.number().min(0).max(1).optional(),
   PROXY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  // Under the proxy Lambda's 5-minute timeout, so a long stream ends with an error event rather than being killed.
+  PROXY_TOTAL_TIMEOUT_MS: z.coerce.number().int().positive().default(280_000),
 
   CHAT_TTL_DAYS: z.coerce.number().positive().default(30),
   // Hybrid retrieval (README "Search score"); defaults chosen on LoCoMo's development split (bench/EVAL.md).

@@ -49,6 +49,7 @@ export function createProxyServices(
       contextTopK: config.PROXY_CONTEXT_TOP_K,
       contextMinSimilarity: config.PROXY_CONTEXT_MIN_SIMILARITY,
       keepAliveMs: overrides.keepAliveMs ?? 15_000,
+      totalTimeoutMs: config.PROXY_TOTAL_TIMEOUT_MS,
     },
   };
 }

@@ -12,11 +12,8 @@ const REFUSED_URLS = [
   'https://0177.0.0.1/v1',
   'https://017700000001/v1',
   'https://127.0.0.1./v1',
-  'https://localhost/v1',
-  'https://localhost./v1',
-  'https://LocalHost./v1',
-  'https://api.localhost/v1',
   'https://localhost../v1',
+  'https://.localhost/v1',
   'https://0.0.0.0/v1',
   'https://0/v1',
   'https://10.0.0.1/v1',
@@ -98,6 +95,21 @@ describe('target guard: addresses checked after DNS, on the address connected to
     };
     return { lookup, calls };
   }
+
+  it.each(['https://localhost./v1', 'https://LocalHost./v1', 'https://localhost/v1'])(
+    'resolves %s as the one host localhost (a trailing dot is the same host) and refuses its loopback address',
+    async (target) => {
+      const { lookup, calls } = lookupTo(['127.0.0.1', '::1']);
+      const guard = createTargetGuard({ lookup });
+      const url = guard.checkUrl(target);
+      expect(url.hostname).toBe('localhost');
+      const error = await fetch(`${url.href}/chat/completions`, { method: 'POST', dispatcher: guard.dispatcher }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(calls).toEqual(['localhost']);
+      expect(findRefusal(error)?.message).toMatch(/localhost resolves to a loopback address/);
+    },
+  );
 
   it.each([
     [['127.0.0.1']],

@@ -49,11 +49,6 @@ export function canonicalHost(hostname: string): string | undefined {
   return host === '' || host.startsWith('.') || host.endsWith('.') || host.includes('..') ? undefined : host;
 }
 
-/** RFC 6761: `localhost` and every name under it are loopback, whatever a resolver says. */
-function isLoopbackName(host: string): boolean {
-  return host === 'localhost' || host.endsWith('.localhost');
-}
-
 const systemLookup: LookupAll = (hostname, callback) =>
   dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => callback(error, addresses ?? []));
 
@@ -86,7 +81,6 @@ export function createTargetGuard({
     if (allowed.size > 0 && !allowed.has(host)) {
       throw refusedTarget(`host ${host} is not in PROXY_ALLOWED_HOSTS`);
     }
-    if (!allowPrivate && isLoopbackName(host)) throw refusedTarget(`loopback name ${host}`);
     if (!allowPrivate && isIpLiteral(host)) {
       const refusal = refusalOf(host);
       if (refusal) throw refusedTarget(`${refusal} ${host}`);

@@ -2,9 +2,13 @@ import {
   type ChatCompletion,
   type ChatCompletionRequest,
   type ChatModel,
+  MAX_UPSTREAM_BODY_BYTES,
   MemgateError,
   type RawCompletionResponse,
   type RelayCall,
+  readBoundedText,
+  readUpTo,
+  upstreamResponseTooLarge,
 } from '@memgate/core';
 import { createParser } from 'eventsource-parser';
 import { fetch } from 'undici';
@@ -96,8 +100,8 @@ export function createUpstreamModel({
 
   async function complete(request: ChatCompletionRequest, options: { signal?: AbortSignal }): Promise<ChatCompletion> {
     const raw = await passthrough({ ...request, stream: false }, options);
-    const text = await new Response(raw.body).text();
-    if (raw.status >= 400) throw new UpstreamStatusError(raw.status, text);
+    if (raw.status >= 400) throw await statusError(raw);
+    const text = await readBoundedText(raw.body);
     try {
       return JSON.parse(text) as ChatCompletion;
     } catch {
@@ -107,13 +111,23 @@ export function createUpstreamModel({
 
   async function* stream(request: ChatCompletionRequest, options: { signal?: AbortSignal }): AsyncIterable<string> {
     const raw = await passthrough({ ...request, stream: true }, options);
-    if (raw.status >= 400) throw new UpstreamStatusError(raw.status, await new Response(raw.body).text());
+    if (raw.status >= 400) throw await statusError(raw);
     const pending: string[] = [];
-    const parser = createParser({ onEvent: (event) => pending.push(event.data) });
+    // Characters fed since the last event: the parser holds an unfinished event, which must not grow without bound.
+    let unfinished = 0;
+    const parser = createParser({
+      onEvent: (event) => {
+        unfinished = 0;
+        pending.push(event.data);
+      },
+    });
     const decoder = new TextDecoder();
     let events = 0;
     for await (const bytes of raw.body as unknown as AsyncIterable<Uint8Array>) {
-      parser.feed(decoder.decode(bytes, { stream: true }));
+      const text = decoder.decode(bytes, { stream: true });
+      unfinished += text.length;
+      if (unfinished > MAX_UPSTREAM_BODY_BYTES) throw upstreamResponseTooLarge();
+      parser.feed(text);
       for (const data of pending.splice(0)) {
         if (data === '[DONE]') return;
         events += 1;
@@ -127,4 +141,11 @@ export function createUpstreamModel({
   }
 
   return { id, complete, stream, passthrough, relay };
+}
+
+/** Error bodies are small; only their start is kept (the proxy reads OpenAI's `error.type`/`code` from it). */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+async function statusError(raw: RawCompletionResponse): Promise<UpstreamStatusError> {
+  return new UpstreamStatusError(raw.status, (await readUpTo(raw.body, MAX_ERROR_BODY_BYTES)).text);
 }

@@ -9,6 +9,8 @@ export interface ProxySettings {
   contextMinSimilarity: number;
   /** Interval of `: keep-alive` comments while the upstream is silent (15 s; shorter in tests). */
   keepAliveMs: number;
+  /** PROXY_TOTAL_TIMEOUT_MS: the longest a proxied call may take, to its last byte (a stream then ends with an error). */
+  totalTimeoutMs: number;
 }
 
 /** Background work started after a response (storing the exchange); tests await `idle()`. */

@@ -1,4 +1,11 @@
-import { type ChatCompletionRequest, type ChatModel, MemgateError, type Principal } from '@memgate/core';
+import {
+  type ChatCompletionRequest,
+  type ChatModel,
+  MemgateError,
+  type Principal,
+  readBoundedText,
+} from '@memgate/core';
+import { operatorUpstreamError } from './operator-error.ts';
 import { forwardSse, payloadsAsSse } from './sse.ts';
 import { forwardedHeaders, type UpstreamOwner } from './upstream-headers.ts';
 
@@ -8,34 +15,40 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
+/** DESIGN.md section 4: the stored reply is cut here, so a long answer never grows the capture without bound. */
+export const MAX_CAPTURED_REPLY_CHARS = 100_000;
+
 export interface ForwardInput {
   model: ChatModel;
   request: ChatCompletionRequest;
   headers: Record<string, string>;
-  /** Whose upstream answers: which of its headers the caller sees (route A: the caller's target; route B: ours). */
+  /** Whose upstream answers (route A: the caller's target; route B: the operator's): its errors and headers shown. */
   upstreamOwner: UpstreamOwner;
   /** Aborted when the client disconnects. */
   clientSignal: AbortSignal;
   keepAliveMs: number;
+  /** The whole call's time limit, from here to the last byte (PROXY_TOTAL_TIMEOUT_MS). */
+  maxDurationMs: number;
   /** Called with the reply text after a successful completion (undefined: do not capture). */
   onReply?: (reply: string) => void;
 }
 
 function replyOf(completion: unknown): string {
   const choice = (completion as { choices?: { message?: { content?: unknown } }[] }).choices?.[0];
-  return typeof choice?.message?.content === 'string' ? choice.message.content : '';
+  const content = typeof choice?.message?.content === 'string' ? choice.message.content : '';
+  return content.slice(0, MAX_CAPTURED_REPLY_CHARS);
 }
 
-/** Collects streamed delta content from chunk payloads. */
+/** Collects streamed delta content from chunk payloads, up to MAX_CAPTURED_REPLY_CHARS. */
 function replyCollector(onReply: (reply: string) => void) {
   let text = '';
   return {
     onData(data: string) {
-      if (data === '[DONE]') return;
+      if (data === '[DONE]' || text.length >= MAX_CAPTURED_REPLY_CHARS) return;
       try {
         const content = (JSON.parse(data) as { choices?: { delta?: { content?: unknown } }[] }).choices?.[0]?.delta
           ?.content;
-        if (typeof content === 'string') text += content;
+        if (typeof content === 'string') text += content.slice(0, MAX_CAPTURED_REPLY_CHARS - text.length);
       } catch {
         // Not JSON: forwarded as is, nothing to capture.
       }
@@ -58,65 +71,81 @@ function invalidUpstreamJson(): MemgateError {
   return new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered with invalid JSON');
 }
 
+function overallTimeout(maxDurationMs: number): MemgateError {
+  const seconds = Math.round(maxDurationMs / 1000);
+  return new MemgateError('upstream_timeout', 'upstream_timeout', `upstream did not finish within ${seconds} s`);
+}
+
 /** Sends the prepared request to the model and shapes the HTTP response (raw bytes when the model allows). */
 export async function forwardCompletion(input: ForwardInput): Promise<Response> {
-  const { model, request, clientSignal, keepAliveMs, onReply } = input;
-  let { headers } = input;
+  const { model, request, clientSignal, keepAliveMs, maxDurationMs, onReply } = input;
+  const started = Date.now();
   const upstream = new AbortController();
   const abort = () => upstream.abort();
   clientSignal.addEventListener('abort', abort, { once: true });
-  const options = { signal: upstream.signal };
+  // Until the answer is handed over (headers and, when not streamed, the whole body); a stream has its own limit.
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    abort();
+  }, maxDurationMs);
+  const left = () => Math.max(1, maxDurationMs - (Date.now() - started));
   const collector = onReply ? replyCollector(onReply) : undefined;
-  const noop = () => {};
-
-  if (model.passthrough) {
-    const started = performance.now();
-    const raw = await model.passthrough(request, options);
-    headers = withUpstreamTiming(headers, started);
-    headers = { ...headers, ...forwardedHeaders(raw.headers, input.upstreamOwner) };
-    if (raw.status >= 400) {
-      // DESIGN.md section 4: an upstream error status and body pass through.
-      return new Response(raw.body, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });
-    }
-    if (request.stream && raw.contentType.includes('text/event-stream')) {
-      const body = forwardSse({
-        source: raw.body as unknown as AsyncIterable<Uint8Array>,
-        abort,
-        keepAliveMs,
-        ...(collector ? { onData: collector.onData } : {}),
-        onEnd: collector?.onEnd ?? noop,
-      });
-      return new Response(body, { status: 200, headers: { ...headers, ...SSE_HEADERS } });
-    }
-    const text = await new Response(raw.body).text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw invalidUpstreamJson();
-    }
-    onReply?.(replyOf(parsed));
-    return new Response(text, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
-  }
-
-  if (request.stream) {
+  const streamed = (source: AsyncIterable<Uint8Array>, headers: Record<string, string>) => {
     const body = forwardSse({
-      source: payloadsAsSse(model.stream(request, options)),
+      source,
       abort,
       keepAliveMs,
+      maxDurationMs: left(),
       ...(collector ? { onData: collector.onData } : {}),
-      onEnd: collector?.onEnd ?? noop,
+      onEnd: collector?.onEnd ?? (() => {}),
     });
     return new Response(body, { status: 200, headers: { ...headers, ...SSE_HEADERS } });
+  };
+
+  try {
+    if (model.passthrough) {
+      const timing = performance.now();
+      const raw = await model.passthrough(request, { signal: upstream.signal });
+      const timed = withUpstreamTiming(input.headers, timing);
+      const headers = { ...timed, ...forwardedHeaders(raw.headers, input.upstreamOwner) };
+      if (raw.status >= 400) {
+        // DESIGN.md section 4: route A passes an upstream error status and body through; route B answers in its own
+        // words (the operator's body may name its organization or account).
+        if (input.upstreamOwner === 'operator') return await operatorUpstreamError(raw, timed);
+        const body = await readBoundedText(raw.body);
+        return new Response(body, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });
+      }
+      if (request.stream && raw.contentType.includes('text/event-stream')) {
+        return streamed(raw.body as unknown as AsyncIterable<Uint8Array>, headers);
+      }
+      const text = await readBoundedText(raw.body);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw invalidUpstreamJson();
+      }
+      onReply?.(replyOf(parsed));
+      return new Response(text, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+    }
+
+    if (request.stream) {
+      return streamed(payloadsAsSse(model.stream(request, { signal: upstream.signal })), input.headers);
+    }
+    const timing = performance.now();
+    const completion = await model.complete(request, { signal: upstream.signal });
+    onReply?.(replyOf(completion));
+    return new Response(JSON.stringify(completion), {
+      status: 200,
+      headers: { ...withUpstreamTiming(input.headers, timing), 'content-type': 'application/json' },
+    });
+  } catch (error) {
+    if (timedOut) throw overallTimeout(maxDurationMs);
+    throw error;
+  } finally {
+    clearTimeout(deadline);
   }
-  const started = performance.now();
-  const completion = await model.complete(request, options);
-  headers = withUpstreamTiming(headers, started);
-  onReply?.(replyOf(completion));
-  return new Response(JSON.stringify(completion), {
-    status: 200,
-    headers: { ...headers, 'content-type': 'application/json' },
-  });
 }
 
 export type { Principal };

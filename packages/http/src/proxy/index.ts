@@ -99,6 +99,7 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono {
       upstreamOwner: target.kind === 'default' ? 'operator' : 'caller',
       clientSignal: call.clientSignal,
       keepAliveMs: deps.settings.keepAliveMs,
+      maxDurationMs: deps.settings.totalTimeoutMs,
       ...(call.switches.store ? { onReply: (reply: string) => call.capture(prepared, reply) } : {}),
     });
   });

@@ -1,4 +1,11 @@
+import { readUpTo } from '@memgate/core';
 import { forwardedHeaders } from './upstream-headers.ts';
+
+/** An OpenAI error body is a few hundred bytes; only this much of the operator's is read. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** OpenAI's `type`/`code` values are identifiers (`rate_limit_exceeded`, `tokens`); anything else is not repeated. */
+const IDENTIFIER = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** OpenAI's error type for a status, when the operator's upstream did not say. */
 function typeOfStatus(status: number): string {
@@ -9,10 +16,14 @@ function typeOfStatus(status: number): string {
   return status >= 500 ? 'server_error' : 'invalid_request_error';
 }
 
+function identifierOr(value: unknown, fallback: string): string {
+  return typeof value === 'string' && IDENTIFIER.test(value) ? value : fallback;
+}
+
 /**
  * Route B's answer to an error status of the operator's upstream (DESIGN.md section 4): the same status and OpenAI
- * type/code, a message of our own (the upstream's body may name the operator's account or key), and only the retry
- * hints among its headers.
+ * type/code, a message of our own (the upstream's body may name the operator's organization, account or key), and
+ * only the retry hints among its headers.
  */
 export async function operatorUpstreamError(
   raw: { status: number; body: ReadableStream<Uint8Array>; headers?: Headers },
@@ -20,16 +31,18 @@ export async function operatorUpstreamError(
 ): Promise<Response> {
   let upstream: { type?: unknown; code?: unknown } = {};
   try {
-    const parsed = JSON.parse(await new Response(raw.body).text()) as { error?: { type?: unknown; code?: unknown } };
+    const parsed = JSON.parse((await readUpTo(raw.body, MAX_ERROR_BODY_BYTES)).text) as {
+      error?: { type?: unknown; code?: unknown };
+    };
     upstream = parsed.error ?? {};
   } catch {
-    // Not JSON: the status alone says what happened.
+    // Not JSON (or cut): the status alone says what happened.
   }
   const error = {
     message: `the default model's upstream answered with status ${raw.status}`,
-    type: typeof upstream.type === 'string' ? upstream.type : typeOfStatus(raw.status),
+    type: identifierOr(upstream.type, typeOfStatus(raw.status)),
     param: null,
-    code: typeof upstream.code === 'string' ? upstream.code : 'upstream_error',
+    code: identifierOr(upstream.code, 'upstream_error'),
   };
   return new Response(JSON.stringify({ error }), {
     status: raw.status,

@@ -3,12 +3,20 @@ import { DONE, dataEvent, keepAlive } from '../sse/index.ts';
 
 const encoder = new TextEncoder();
 
+/**
+ * An unfinished SSE event the capture parser may hold: beyond it the parser is reset (the bytes are still forwarded,
+ * only not captured), so one endless line cannot grow the service's memory.
+ */
+const MAX_UNFINISHED_EVENT_CHARS = 1024 * 1024;
+
 export interface ForwardOptions {
   /** Upstream bytes (already SSE) to forward unchanged. */
   source: AsyncIterable<Uint8Array>;
-  /** Called when the client goes away: aborts the upstream call. */
+  /** Called when the client goes away or the time limit ends the stream: aborts the upstream call. */
   abort: () => void;
   keepAliveMs: number;
+  /** The stream's time limit (PROXY_TOTAL_TIMEOUT_MS, what is left of it): then it ends with an error event. */
+  maxDurationMs: number;
   /** Receives each SSE `data:` payload when the reply must be captured (storing the exchange); undefined skips parsing. */
   onData?: (data: string) => void;
   /** Called once with whether the stream completed without an upstream failure. */
@@ -18,74 +26,118 @@ export interface ForwardOptions {
    * send it); the Responses API ends with its last event (`terminate: false`) and reports a failure its own way.
    */
   terminate?: boolean;
-  failureEvent?: () => Uint8Array;
+  failureEvent?: (failure: StreamFailure) => Uint8Array;
+}
+
+/** Why a started stream ended early: the upstream broke, or the time limit passed. */
+export interface StreamFailure {
+  message: string;
+  code: 'upstream_stream_failed' | 'upstream_timeout';
+}
+
+function chatFailureEvent({ message, code }: StreamFailure): Uint8Array {
+  return dataEvent({ error: { message, type: 'server_error', param: null, code } });
 }
 
 /**
  * Forwards an SSE byte stream as it arrives (no re-chunking), adds `: keep-alive` comments while the source is silent,
- * ends with `data: [DONE]` (added only if the source did not send it) and ends cleanly with an error event when the
- * source fails midway. Cancelling the returned stream (client disconnect) aborts the source.
+ * ends with `data: [DONE]` (added only if the source did not send it; unless `terminate: false`) and ends cleanly with an error event when the
+ * source fails midway or the time limit passes. Pull-based (DESIGN.md section 4, "Size and time"): the next upstream
+ * chunk is read only when the client has taken the last one, so a slow client slows the upstream (TCP backpressure)
+ * instead of the service buffering its answer. Cancelling the returned stream (client disconnect) aborts the source.
  */
-export function forwardSse({
-  source,
-  abort,
-  keepAliveMs,
-  onData,
-  onEnd,
-  terminate = true,
-  failureEvent = chatFailureEvent,
-}: ForwardOptions): ReadableStream<Uint8Array> {
-  let timer: NodeJS.Timeout | undefined;
+export function forwardSse(options: ForwardOptions): ReadableStream<Uint8Array> {
+  const { source, abort, keepAliveMs, maxDurationMs, onData, onEnd } = options;
+  const { terminate = true, failureEvent = chatFailureEvent } = options;
+  const iterator = source[Symbol.asyncIterator]();
+  let keepAliveTimer: NodeJS.Timeout | undefined;
+  let deadline: NodeJS.Timeout | undefined;
   let closed = false;
   const decoder = new TextDecoder();
   let tail = '';
-  const parser = onData ? createParser({ onEvent: (event) => onData(event.data) }) : undefined;
+  let unfinished = 0;
+  const parser = onData
+    ? createParser({
+        onEvent: (event) => {
+          unfinished = 0;
+          onData(event.data);
+        },
+        onComment: () => {
+          unfinished = 0;
+        },
+      })
+    : undefined;
 
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      // Not awaited: start's promise would hold the stream in "starting" until the whole upstream answer is read.
-      void pump(controller);
-    },
-    cancel() {
-      closed = true;
-      clearTimeout(timer);
-      abort();
-      onEnd(false);
-    },
-  });
-
-  async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
-    timer = keepAlive(controller, keepAliveMs, () => closed);
-    // refresh() re-arms the same timer: cheaper than clear + set on every forwarded chunk.
-    const arm = () => timer?.refresh();
-    let ok = true;
-    try {
-      for await (const bytes of source) {
-        if (closed) return;
-        controller.enqueue(bytes);
-        arm();
-        const text = decoder.decode(bytes, { stream: true });
-        tail = (tail + text).slice(-64);
-        parser?.feed(text);
-      }
-    } catch {
-      ok = false;
-      if (!closed) controller.enqueue(failureEvent());
-    } finally {
-      clearTimeout(timer);
-    }
-    if (closed) return;
+  function stop(): void {
     closed = true;
-    if (terminate && (!ok || !/data: \[DONE\]\s*$/.test(tail))) controller.enqueue(DONE);
-    controller.close();
-    onEnd(ok);
+    clearTimeout(keepAliveTimer);
+    clearTimeout(deadline);
   }
-}
 
-function chatFailureEvent(): Uint8Array {
-  return dataEvent({
-    error: { message: 'upstream stream failed', type: 'server_error', param: null, code: 'upstream_stream_failed' },
-  });
+  function finish(controller: ReadableStreamDefaultController<Uint8Array>, failure?: Uint8Array): void {
+    if (closed) return;
+    stop();
+    if (failure) controller.enqueue(failure);
+    if (terminate && (failure || !/data: \[DONE\]\s*$/.test(tail))) controller.enqueue(DONE);
+    controller.close();
+    onEnd(failure === undefined);
+  }
+
+  function capture(bytes: Uint8Array): void {
+    const text = decoder.decode(bytes, { stream: true });
+    tail = (tail + text.slice(-64)).slice(-64);
+    if (!parser) return;
+    unfinished += text.length;
+    if (unfinished > MAX_UNFINISHED_EVENT_CHARS) {
+      parser.reset();
+      unfinished = 0;
+      return;
+    }
+    parser.feed(text);
+  }
+
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        keepAliveTimer = keepAlive(controller, keepAliveMs, () => closed);
+        deadline = setTimeout(function endOverlongStream() {
+          if (closed) return;
+          abort();
+          void iterator.return?.().catch(() => undefined);
+          const seconds = Math.round(maxDurationMs / 1000);
+          const message = `the answer took longer than ${seconds} s and was cut`;
+          finish(controller, failureEvent({ message, code: 'upstream_timeout' }));
+        }, maxDurationMs);
+      },
+      async pull(controller) {
+        let step: IteratorResult<Uint8Array>;
+        try {
+          step = await iterator.next();
+        } catch {
+          finish(controller, failureEvent({ message: 'upstream stream failed', code: 'upstream_stream_failed' }));
+          return;
+        }
+        if (closed) return;
+        if (step.done) {
+          finish(controller);
+          return;
+        }
+        controller.enqueue(step.value);
+        // refresh() re-arms the same timer: cheaper than clear + set on every forwarded chunk.
+        keepAliveTimer?.refresh();
+        capture(step.value);
+      },
+      cancel() {
+        if (closed) return;
+        stop();
+        abort();
+        void iterator.return?.().catch(() => undefined);
+        onEnd(false);
+      },
+    },
+    // One chunk queued ahead of the client, one being read from the upstream: nothing more is held per client.
+    { highWaterMark: 1 },
+  );
 }
 
 /** A ChatModel's payload strings as SSE bytes (`data: ...` events), for models without a raw passthrough. */

@@ -15,7 +15,8 @@ export function keepAlive(
 ): NodeJS.Timeout {
   const timer = setTimeout(function sendKeepAlive() {
     if (isClosed()) return;
-    controller.enqueue(KEEP_ALIVE);
+    // A client that is not reading already has something queued; more comments would only pile up.
+    if ((controller.desiredSize ?? 0) > 0) controller.enqueue(KEEP_ALIVE);
     timer.refresh();
   }, keepAliveMs);
   return timer;

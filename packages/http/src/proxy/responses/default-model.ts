@@ -4,6 +4,7 @@ import {
   type ChatCompletionRequest,
   type ChatModel,
   MemgateError,
+  readBoundedText,
 } from '@memgate/core';
 import { createParser } from 'eventsource-parser';
 import { operatorUpstreamError } from '../operator-error.ts';
@@ -41,7 +42,7 @@ export async function completeChat(
   if (!model.passthrough) return { ok: true, value: await model.complete(request, options(signal)), headers: {} };
   const raw = await model.passthrough({ ...request, stream: false }, options(signal));
   if (raw.status >= 400) return { ok: false, response: await operatorUpstreamError(raw, headers) };
-  const value = parse<ChatCompletion>(await new Response(raw.body).text());
+  const value = parse<ChatCompletion>(await readBoundedText(raw.body));
   return { ok: true, value, headers: forwardedHeaders(raw.headers, 'operator') };
 }
 

@@ -68,6 +68,7 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
     source: events(),
     abort: () => upstream.abort(),
     keepAliveMs: deps.settings.keepAliveMs,
+    maxDurationMs: deps.settings.totalTimeoutMs,
     onEnd: () => {},
     terminate: false,
   });

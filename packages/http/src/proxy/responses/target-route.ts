@@ -1,7 +1,7 @@
-import { type ChatModel, MemgateError } from '@memgate/core';
+import { type ChatModel, MemgateError, readBoundedText } from '@memgate/core';
 import { followClient, type ProxyCall } from '../call.ts';
 import { prepareMessages } from '../context.ts';
-import { forwardSse } from '../sse.ts';
+import { forwardSse, type StreamFailure } from '../sse.ts';
 import { forwardedHeaders } from '../upstream-headers.ts';
 import { inputToMessages, messagesToInput } from './input.ts';
 import type { ResponsesRequest } from './schema.ts';
@@ -35,11 +35,11 @@ function streamWatcher() {
       }
     },
     reply: () => (completed ? text : ''),
-    failure: () =>
+    failure: ({ message, code }: StreamFailure) =>
       sseEvent({
         type: 'error',
-        code: 'upstream_stream_failed',
-        message: 'upstream stream failed',
+        code,
+        message,
         param: null,
         sequence_number: sequence + 1,
       }),
@@ -67,7 +67,8 @@ export async function serveTargetResponses(
   const raw = await model.relay({ method: 'POST', path: 'responses', body: sent }, { signal: upstream.signal });
   const headers = { ...prepared.headers, ...forwardedHeaders(raw.headers, 'caller') };
   if (raw.status >= 400) {
-    return new Response(raw.body, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });
+    const text = await readBoundedText(raw.body);
+    return new Response(text, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });
   }
   if (request.stream && raw.contentType.includes('text/event-stream')) {
     const watcher = streamWatcher();
@@ -75,6 +76,7 @@ export async function serveTargetResponses(
       source: raw.body as unknown as AsyncIterable<Uint8Array>,
       abort: () => upstream.abort(),
       keepAliveMs: deps.settings.keepAliveMs,
+      maxDurationMs: deps.settings.totalTimeoutMs,
       onData: watcher.onData,
       onEnd: (ok) => {
         if (ok) call.capture(prepared, watcher.reply());
@@ -84,7 +86,7 @@ export async function serveTargetResponses(
     });
     return new Response(stream, { status: 200, headers: { ...headers, ...SSE_RESPONSE_HEADERS } });
   }
-  const text = await new Response(raw.body).text();
+  const text = await readBoundedText(raw.body);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

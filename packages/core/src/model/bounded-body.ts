@@ -1,0 +1,54 @@
+import { MemgateError } from '../errors/index.ts';
+
+/** DESIGN.md section 4: a non-streamed upstream body larger than this is dropped (502). */
+export const MAX_UPSTREAM_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads a body as UTF-8 text with a running byte count: at most `maxBytes` are ever held, and the rest is cancelled
+ * (which closes the upstream connection) as soon as the count crosses it. `complete` says whether the whole body fit.
+ */
+export async function readUpTo(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<{ text: string; complete: boolean }> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let complete = true;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.byteLength > maxBytes) {
+        chunks.push(value.subarray(0, maxBytes - size));
+        complete = false;
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  // Decoded once at the end: one string, not one per chunk.
+  return { text: Buffer.concat(chunks).toString('utf8'), complete };
+}
+
+export function upstreamResponseTooLarge(maxBytes = MAX_UPSTREAM_BODY_BYTES): MemgateError {
+  return new MemgateError(
+    'upstream_unavailable',
+    'upstream_response_too_large',
+    `upstream answered with more than ${Math.round(maxBytes / (1024 * 1024))} MB; the answer was dropped`,
+  );
+}
+
+/** A whole upstream body as text, or a 502 `upstream_response_too_large` once it crosses `maxBytes`. */
+export async function readBoundedText(
+  body: ReadableStream<Uint8Array>,
+  maxBytes = MAX_UPSTREAM_BODY_BYTES,
+): Promise<string> {
+  const { text, complete } = await readUpTo(body, maxBytes);
+  if (!complete) throw upstreamResponseTooLarge(maxBytes);
+  return text;
+}
