@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HELP_DESK_DOCS, HELP_DESK_QUESTIONS } from '../../../../test/fixtures/help-desk.ts';
 import { createLexicalEmbedder } from '../embedders/lexical/index.ts';
-import { LEXICAL_RELEVANCE_FLOOR, loadConfig } from './index.ts';
+import { LEXICAL_HISTORY_RELEVANCE_FLOOR, LEXICAL_RELEVANCE_FLOOR, loadConfig } from './index.ts';
 
 describe('loadConfig', () => {
   it('defaults to the embedded local mode', () => {
@@ -49,7 +49,7 @@ describe('loadConfig', () => {
   it("sets the similarity floors to the embedder's scale unless they are given", () => {
     expect(loadConfig({})).toMatchObject({
       PROXY_CONTEXT_MIN_SIMILARITY: LEXICAL_RELEVANCE_FLOOR,
-      PROXY_HISTORY_MIN_SIMILARITY: LEXICAL_RELEVANCE_FLOOR,
+      PROXY_HISTORY_MIN_SIMILARITY: LEXICAL_HISTORY_RELEVANCE_FLOOR,
     });
     const neural = loadConfig({ EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'https://api.example.com/v1' });
     expect(neural).toMatchObject({ PROXY_CONTEXT_MIN_SIMILARITY: 0.25, PROXY_HISTORY_MIN_SIMILARITY: 0.2 });

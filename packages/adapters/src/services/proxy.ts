@@ -46,6 +46,7 @@ export function createProxyServices(
       keepRecent: config.PROXY_KEEP_RECENT,
       historyMinSimilarity: config.PROXY_HISTORY_MIN_SIMILARITY,
       historyTokenBudget: config.PROXY_HISTORY_TOKEN_BUDGET,
+      historyLexicalWeight: config.HYBRID_LEXICAL_WEIGHT,
       contextTopK: config.PROXY_CONTEXT_TOP_K,
       contextMinSimilarity: config.PROXY_CONTEXT_MIN_SIMILARITY,
       keepAliveMs: overrides.keepAliveMs ?? 15_000,

@@ -1,10 +1,14 @@
 import type { Embedder } from '../context/ports.ts';
+import { DEFAULT_LEXICAL_WEIGHT } from '../context/store/deps.ts';
 import type { ChatMessage } from '../model/index.ts';
 import { filterHistory, type HistoryFilterResult, lastUserIndex } from './filter.ts';
+import { hybridRelevance } from './relevance.ts';
+import { createTimeSlice } from './time-slice.ts';
 import { messageText } from './tokens.ts';
 
 export { createCachedEmbedder } from './embedding-cache.ts';
 export { filterHistory, type HistoryFilterOptions, type HistoryFilterResult, lastUserIndex } from './filter.ts';
+export { HISTORY_NEIGHBOUR_WINDOW, hybridRelevance, REPLY_SHARE } from './relevance.ts';
 export { createTimeSlice, giveWay, type TimeSlice } from './time-slice.ts';
 export {
   countMessageTokens,
@@ -24,6 +28,8 @@ export interface RelevanceFilterOptions {
   keepRecent: number;
   minSimilarity: number;
   tokenBudget: number;
+  /** The lexical match's share of the relevance, as in search (HYBRID_LEXICAL_WEIGHT); 0: dense only. */
+  lexicalWeight?: number;
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
@@ -32,10 +38,13 @@ function dot(a: Float32Array, b: Float32Array): number {
   return Math.max(0, Math.min(1, sum));
 }
 
-/** filterHistory with similarity from the Embedder; embeds only the older messages that are not always kept. */
+/**
+ * filterHistory with the hybrid relevance of search (hybridRelevance): the Embedder's similarity fused with a
+ * lexical match over the request's own messages. Embeds and scores only the older messages that are not always kept.
+ */
 export async function filterHistoryByRelevance(
   messages: readonly ChatMessage[],
-  { embedder, keepRecent, minSimilarity, tokenBudget }: RelevanceFilterOptions,
+  { embedder, keepRecent, minSimilarity, tokenBudget, lexicalWeight = DEFAULT_LEXICAL_WEIGHT }: RelevanceFilterOptions,
 ): Promise<HistoryFilterResult> {
   const last = lastUserIndex(messages);
   const candidates: number[] = [];
@@ -45,13 +54,14 @@ export async function filterHistoryByRelevance(
   }
   const similarity = new Map<number, number>();
   if (candidates.length > 0) {
-    const [query] = await embedder.embed([messageText(messages[last] as ChatMessage)], 'query');
-    const vectors = await embedder.embed(
-      candidates.map((index) => messageText(messages[index] as ChatMessage)),
-      'document',
-    );
+    const question = messageText(messages[last] as ChatMessage);
+    const texts = candidates.map((index) => messageText(messages[index] as ChatMessage));
+    const [query] = await embedder.embed([question], 'query');
+    const vectors = await embedder.embed(texts, 'document');
+    const dense = vectors.map((vector) => dot(query as Float32Array, vector));
+    const relevance = await hybridRelevance(texts, question, dense, { lexicalWeight, slice: createTimeSlice() });
     candidates.forEach((index, position) => {
-      similarity.set(index, dot(query as Float32Array, vectors[position] as Float32Array));
+      similarity.set(index, relevance[position] as number);
     });
   }
   return filterHistory(messages, {

@@ -56,6 +56,7 @@ export async function prepareMessages(
       keepRecent: settings.keepRecent,
       minSimilarity: settings.historyMinSimilarity,
       tokenBudget: settings.historyTokenBudget,
+      lexicalWeight: settings.historyLexicalWeight,
     });
     messages = result.messages;
     dropped = result.dropped;

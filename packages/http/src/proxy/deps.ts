@@ -5,6 +5,8 @@ export interface ProxySettings {
   keepRecent: number;
   historyMinSimilarity: number;
   historyTokenBudget: number;
+  /** The lexical match's share of history relevance, as in search (HYBRID_LEXICAL_WEIGHT). */
+  historyLexicalWeight: number;
   contextTopK: number;
   contextMinSimilarity: number;
   /** Interval of `: keep-alive` comments while the upstream is silent (15 s; shorter in tests). */
