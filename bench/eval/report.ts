@@ -57,6 +57,36 @@ function historyTable(result: HistoryResult): string[] {
   ];
 }
 
+/** The issue's targets (#13), judged on this run's figures. */
+function targetLines(report: EvalReport): string[] {
+  const lines: string[] = [];
+  const mark = (pass: boolean) => (pass ? 'met' : '**not met**');
+  const { retrieval, history } = report;
+  if (retrieval) {
+    const { overall } = retrieval.memgate;
+    lines.push(`- recall@5 ≥ 0.65: ${f3(overall.r5)}, ${mark(overall.r5 >= 0.65)}`);
+    lines.push(`- recall@10 ≥ 0.75: ${f3(overall.r10)}, ${mark(overall.r10 >= 0.75)}`);
+    const behind = Object.entries(retrieval.memgate.byCategory).flatMap(([category, row]) => {
+      const peer = retrieval.stemmedBm25.byCategory[category];
+      if (!peer) return [];
+      return (['r1', 'r5', 'r10'] as const)
+        .filter((k) => row[k] < peer[k])
+        .map((k) => `${category} ${k.replace('r', 'r@')} ${f3(row[k])} < ${f3(peer[k])}`);
+    });
+    lines.push(
+      `- at least stemmed BM25 in every category: ${behind.length === 0 ? 'met' : `**not met** (${behind.join('; ')})`}`,
+    );
+  }
+  if (history) {
+    const pass = history.memgate.evidenceKept >= 0.9 && history.memgate.size <= 0.3;
+    lines.push(
+      `- history filter evidence kept ≥ 0.90 at ≤ 30% of the characters: ${f3(history.memgate.evidenceKept)} at ` +
+        `${pct(history.memgate.size)}, ${mark(pass)}`,
+    );
+  }
+  return lines;
+}
+
 export function renderEvalMarkdown(report: EvalReport): string {
   const { machine } = report;
   const settings = Object.entries(report.settings);
@@ -75,6 +105,8 @@ export function renderEvalMarkdown(report: EvalReport): string {
       'evidence in the conversation.',
     '',
   ];
+  const targets = targetLines(report);
+  if (targets.length > 0) out.push('## Targets (issue #13)', '', ...targets, '');
   if (report.retrieval) {
     out.push(
       '## Retrieval',
