@@ -52,8 +52,8 @@ describe('proxy Lambda target safety', () => {
   });
 
   it('refuses a name that resolves to loopback when connecting (the dispatcher checks every address)', async () => {
-    // `localhost` itself is refused by name before any lookup (RFC 6761); the machine's own name is not, and
-    // resolves (through /etc/hosts) to a loopback or private address: only the connect-time check can catch it.
+    // The machine's own name passes every check made on the URL and resolves (through /etc/hosts) to a loopback
+    // or private address: only the connect-time check on the resolved address can catch it.
     const name = hostname();
     const { address } = await lookup(name);
     expect(address, `${name} must resolve to this machine for this test`).toMatch(
