@@ -1,15 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig, type ServiceInputs } from '@memgate/adapters';
 import { createChatServices } from '@memgate/adapters/services/chat';
 import { createContextServices } from '@memgate/adapters/services/context';
 import { createEmbedder } from '@memgate/adapters/services/embedder';
 import { createProxyServices } from '@memgate/adapters/services/proxy';
-import { systemClock } from '@memgate/core';
 import { createChatApp, createTokenVerifier, silentLogger } from '@memgate/http';
-import { createLocalVectorIndex } from '@memgate/local/vector-index/index';
-import { createTestTable } from '../support/dynamo.ts';
+import { createLocalInputs } from '../support/local-inputs.ts';
 import { TEST_SECRET, tokenFor } from '../support/tokens.ts';
 
 /**
@@ -17,17 +11,8 @@ import { TEST_SECRET, tokenFor } from '../support/tokens.ts';
  * proxy's default model as configured by `env` (the extractive responder, or DEFAULT_MODEL_BASE_URL's upstream).
  */
 export async function startChat(env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'memgate-chat-'));
-  const table = await createTestTable('chat');
-  const vectorIndex = await createLocalVectorIndex({ dir });
-  const inputs: ServiceInputs = {
-    config: loadConfig({ TABLE_NAME: table.tableName, PROXY_ALLOW_PRIVATE_TARGETS: 'true', ...env }),
-    documentClient: table.documentClient,
-    tableName: table.tableName,
-    vectorIndex,
-    clock: systemClock,
-    log: () => {},
-  };
+  const local = await createLocalInputs('chat', { PROXY_ALLOW_PRIVATE_TARGETS: 'true', ...env });
+  const { inputs } = local;
   const embedder = createEmbedder(inputs.config);
   const context = createContextServices(inputs, { embedder });
   const proxy = createProxyServices(inputs, { embedder, contextStore: context.store });
@@ -53,8 +38,7 @@ export async function startChat(env: Record<string, string> = {}) {
     ask: (user: string, body: unknown) => request('/api/v1/chat/generate/stream', user, body),
     replay: (user: string, id: string) => request(`/api/v1/chat/replay/${id}`, user),
     async close() {
-      await vectorIndex.close();
-      rmSync(dir, { recursive: true, force: true });
+      await local.close();
     },
   };
 }

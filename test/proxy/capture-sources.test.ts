@@ -1,31 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig, type ServiceInputs } from '@memgate/adapters';
 import { createContextServices } from '@memgate/adapters/services/context';
 import { createEmbedder } from '@memgate/adapters/services/embedder';
 import { createProxyServices } from '@memgate/adapters/services/proxy';
-import { type Principal, systemClock } from '@memgate/core';
+import type { Principal } from '@memgate/core';
 import { createBackgroundWork, createProxyApp, createTokenVerifier, silentLogger } from '@memgate/http';
-import { createLocalVectorIndex } from '@memgate/local/vector-index/index';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestTable } from '../support/dynamo.ts';
+import { createLocalInputs } from '../support/local-inputs.ts';
 import { TEST_SECRET, tokenFor } from '../support/tokens.ts';
 
 // Issue 12 item 7, DESIGN.md section 4: captured exchanges follow their sources. An exchange answered from an
 // organization's records is stored in that organization (owner: the caller), never copied into the caller's own
 // records; one answered from several organizations is not stored. Real parts: DynamoDB Local, the embedded index.
-const dir = mkdtempSync(join(tmpdir(), 'memgate-capture-'));
-const table = await createTestTable('capture');
-const vectorIndex = await createLocalVectorIndex({ dir });
-const inputs: ServiceInputs = {
-  config: loadConfig({ TABLE_NAME: table.tableName }),
-  documentClient: table.documentClient,
-  tableName: table.tableName,
-  vectorIndex,
-  clock: systemClock,
-  log: () => {},
-};
+const local = await createLocalInputs('capture');
+const { inputs } = local;
 const embedder = createEmbedder(inputs.config);
 const { store } = createContextServices(inputs, { embedder });
 const background = createBackgroundWork((error) => {
@@ -38,8 +24,7 @@ const app = createProxyApp({
   logger: silentLogger,
 });
 afterAll(async () => {
-  await vectorIndex.close();
-  rmSync(dir, { recursive: true, force: true });
+  await local.close();
 });
 
 const member = (userId: string, orgs: string[]): Principal => ({

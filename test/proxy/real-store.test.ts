@@ -1,31 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { serve } from '@hono/node-server';
-import { loadConfig, type ServiceInputs } from '@memgate/adapters';
 import { createContextServices } from '@memgate/adapters/services/context';
 import { createEmbedder } from '@memgate/adapters/services/embedder';
 import { createProxyServices } from '@memgate/adapters/services/proxy';
-import { type Principal, systemClock } from '@memgate/core';
+import type { Principal } from '@memgate/core';
 import { createBackgroundWork, createProxyApp, createTokenVerifier, silentLogger } from '@memgate/http';
-import { createLocalVectorIndex } from '@memgate/local/vector-index/index';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestTable } from '../support/dynamo.ts';
+import { createLocalInputs } from '../support/local-inputs.ts';
 import { TEST_SECRET, tokenFor } from '../support/tokens.ts';
 
 // The proxy on the real local pieces: DynamoDB Local, the embedded vector index, the lexical embedder.
-const dir = mkdtempSync(join(tmpdir(), 'memgate-proxy-'));
-const table = await createTestTable('proxy');
-const vectorIndex = await createLocalVectorIndex({ dir });
-const inputs: ServiceInputs = {
-  config: loadConfig({ TABLE_NAME: table.tableName }),
-  documentClient: table.documentClient,
-  tableName: table.tableName,
-  vectorIndex,
-  clock: systemClock,
-  log: () => {},
-};
+const local = await createLocalInputs('proxy');
+const { inputs } = local;
 const embedder = createEmbedder(inputs.config);
 // Built piece by piece rather than with createServices, so this test does not depend on the chat area's services.
 const context = createContextServices(inputs, { embedder });
@@ -45,8 +31,7 @@ const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
 const { port } = server.address() as { port: number };
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
-  await vectorIndex.close();
-  rmSync(dir, { recursive: true, force: true });
+  await local.close();
 });
 
 describe('proxy route B on the real context store', () => {
