@@ -1,4 +1,11 @@
-import { type ChunkTerms, chunkTerms, type NeighbourWindow, queryTermFrequencies } from '../context/lexical/index.ts';
+import {
+  type ChunkTerms,
+  chunkTerms,
+  inverseDocumentFrequency,
+  type NeighbourWindow,
+  queryTermFrequencies,
+  saturatedFrequency,
+} from '../context/lexical/index.ts';
 import type { SparseValues } from '../context/ports.ts';
 import type { TimeSlice } from './time-slice.ts';
 
@@ -11,11 +18,6 @@ export const HISTORY_NEIGHBOUR_WINDOW: NeighbourWindow = { span: 4, weight: 0.2 
 
 /** A message scores at least this share of the message right before or after it: the reply to a relevant turn. */
 export const REPLY_SHARE = 0.5;
-
-// BM25+ with the local index's parameters (packages/local/src/vector-index/lexical.ts).
-const K1 = 1.2;
-const B = 0.7;
-const DELTA = 0.5;
 
 /**
  * Lexical match of each text (its own terms, and its neighbours' as context) with the query: BM25+ with the texts'
@@ -48,16 +50,16 @@ function lexicalMatch(texts: readonly ChunkTerms[], query: SparseValues): number
   const weight = new Map<number, number>();
   let ceiling = 0;
   for (const [term, frequency] of documentFrequency) {
-    const idf = Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+    const idf = inverseDocumentFrequency(documents, frequency);
     weight.set(term, (queryCount.get(term) as number) * idf);
     ceiling += (queryCount.get(term) as number) * idf;
   }
   return found.map((terms, slot) => {
     if (!(ceiling > 0) || ![...terms.values()].some((term) => term.own)) return 0;
-    const norm = K1 * (1 - B + (B * (lengths[slot] as number)) / averageLength);
+    const length = lengths[slot] as number;
     let score = 0;
     for (const [term, { frequency }] of terms) {
-      const saturated = (DELTA + (frequency * (K1 + 1)) / (frequency + norm)) / (DELTA + K1 + 1);
+      const saturated = saturatedFrequency(frequency, length, averageLength);
       score += ((weight.get(term) as number) * saturated) / ceiling;
     }
     return Math.min(1, score);

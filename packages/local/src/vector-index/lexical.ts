@@ -1,11 +1,6 @@
-import type { SparseValues } from '@memgate/core';
+import { inverseDocumentFrequency, type SparseValues, saturatedFrequency } from '@memgate/core';
 
-// BM25+ (Lv and Zhai): k1 and b as usual, δ gives every matched term a floor so a long chunk that holds a query
-// term still beats one that does not. The values minisearch uses; on LoCoMo's development split, b 0.7 with
-// δ 0.5 beat b 0.75 with δ 0 by 0.02 recall@5 (bench/EVAL.md).
-const K1 = 1.2;
-const B = 0.7;
-const DELTA = 0.5;
+// BM25+ with core's parameters and formula (core/context/lexical/bm25.ts), which the history filter uses too.
 
 /** What a slot holds: its own terms and its neighbours' (VectorItem.contextTerms). */
 export interface SlotTerms {
@@ -96,7 +91,7 @@ export class LexicalPostings {
       if (!(count > 0)) return;
       const posting = this.postings.get(term);
       const frequency = posting?.size ?? 0;
-      const idf = Math.log(1 + (this.documents - frequency + 0.5) / (frequency + 0.5));
+      const idf = inverseDocumentFrequency(this.documents, frequency);
       ceiling += count * idf;
       if (posting) weighted.push([posting, count * idf]);
     });
@@ -117,9 +112,8 @@ export class LexicalPostings {
         } else if (owned[slot] === 3) continue;
         const frequency = stored < 0 ? -stored : stored;
         if (stored > 0) owned[slot] = 2;
-        const norm = K1 * (1 - B + (B * (lengths[slot] as number)) / averageLength);
         scores[slot] =
-          (scores[slot] as number) + (share * (DELTA + (frequency * (K1 + 1)) / (frequency + norm))) / (DELTA + K1 + 1);
+          (scores[slot] as number) + share * saturatedFrequency(frequency, lengths[slot] as number, averageLength);
       }
     }
     for (const slot of touched) {

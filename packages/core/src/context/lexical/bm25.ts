@@ -1,0 +1,22 @@
+// BM25+ (Lv and Zhai): k1 and b as usual, δ gives every matched term a floor so a long text that holds a query
+// term still beats one that does not. The values minisearch uses; on LoCoMo's development split, b 0.7 with
+// δ 0.5 beat b 0.75 with δ 0 by 0.02 recall@5 (bench/EVAL.md). One formula for search's lexical index and for
+// the history filter, so both score relevance the same way.
+const K1 = 1.2;
+const B = 0.7;
+const DELTA = 0.5;
+
+/** Inverse document frequency of a term found in `frequency` of `documents` texts (never negative). */
+export function inverseDocumentFrequency(documents: number, frequency: number): number {
+  return Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+}
+
+/**
+ * A matched term's BM25+ term-frequency factor divided by its limit (the term matched infinitely often), so it
+ * lies in (0, 1]: a text's score over a query's terms, weighted by their idf and divided by the sum of those
+ * weights, is then in [0, 1].
+ */
+export function saturatedFrequency(frequency: number, length: number, averageLength: number): number {
+  const norm = K1 * (1 - B + (B * length) / averageLength);
+  return (DELTA + (frequency * (K1 + 1)) / (frequency + norm)) / (DELTA + K1 + 1);
+}
