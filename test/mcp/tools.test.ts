@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deeplyNested } from '../load/abuse.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { callTool, errorText, type McpHarness, startMcpHarness } from './harness.ts';
 
@@ -234,6 +235,28 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
     expect(await documentNames(await clientOf('kim'))).toEqual([]);
+  });
+
+  it('refuses a message nested deeper than 64 levels with a 400 JSON-RPC error, and stores nothing', async () => {
+    const token = await tokenFor('nick', { scope: ALL });
+    const send = (metadata: string) =>
+      fetch(`${h.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add_memory","arguments":{"content":"deep note","metadata":{"x":${metadata}}}}}`,
+      });
+    for (const depth of [100_000, 70]) {
+      const response = await send(deeplyNested(depth));
+      expect(response.status, `${depth} levels`).toBe(400);
+      const body = await response.json();
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32600 } });
+      expect(body.error.message).toMatch(/deeper than 64 levels/);
+    }
+    expect(await documentNames(await clientOf('nick'))).toEqual([]);
   });
 
   it('is stateless: GET and DELETE answer 405', async () => {

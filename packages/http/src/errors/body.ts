@@ -28,7 +28,7 @@ const LARGE_BODY_CHARS = 256 * 1024;
  * The top-level field under which `value` nests arrays and objects deeper than `max` (walked with its own stack, no
  * recursion), or undefined when it does not.
  */
-function tooDeepField(value: unknown, max: number): string | undefined {
+export function tooDeepField(value: unknown, max: number): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const pending: { value: object; depth: number; field: string }[] = [];
   for (const [field, child] of Object.entries(value)) {

@@ -1,9 +1,10 @@
-import type { ContextStore } from '@memgate/core';
+import { type ContextStore, MemgateError } from '@memgate/core';
+import { readRequestBody } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
-import { MAX_BODY_BYTES, respondWithError } from '../errors/index.ts';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, respondWithError, tooDeepField } from '../errors/index.ts';
 import { createMemoryServer } from './server.ts';
 
 export { MEMORY_TOOLS, type MemoryTool } from './tools.ts';
@@ -27,6 +28,16 @@ export function createMcpApp(deps: BaseDeps & McpAreaDeps): Hono<AuthEnv> {
   app.use(MCP_PATH, authenticate({ verifier }));
 
   app.post(MCP_PATH, async function handleMcpRequest(c) {
+    const body = await readRequestBody(c.req.raw, MAX_BODY_BYTES);
+    if (body.tooLarge) {
+      throw new MemgateError(
+        'payload_too_large',
+        'payload_too_large',
+        `request body is larger than ${MAX_BODY_BYTES} bytes`,
+      );
+    }
+    const parsed = parseMessage(body.text);
+    if (parsed.refusal) return c.json(parsed.refusal, 400);
     const server = createMemoryServer({ store, principal: c.var.principal, logger });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -35,7 +46,7 @@ export function createMcpApp(deps: BaseDeps & McpAreaDeps): Hono<AuthEnv> {
     });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw);
+      return await transport.handleRequest(c.req.raw, { parsedBody: parsed.message });
     } finally {
       await server.close();
     }
@@ -58,4 +69,34 @@ export function createMcpApp(deps: BaseDeps & McpAreaDeps): Hono<AuthEnv> {
     return response;
   });
   return app;
+}
+
+type JsonRpcRefusal = { jsonrpc: '2.0'; error: { code: number; message: string }; id: string | number | null };
+
+/**
+ * The body as JSON, read here rather than by the transport so that its depth is checked before anything walks it:
+ * the SDK's message schemas and the tools' argument schemas recurse, and JSON nested thousands of levels deep
+ * overflows the stack (DESIGN.md section 4, "Size and time"; MAX_JSON_DEPTH). Refusals are JSON-RPC errors, with
+ * the request's id when it has one: -32700 for text that is not JSON (as the SDK answers), -32600 for too deep.
+ */
+function parseMessage(text: string): { message?: unknown; refusal?: JsonRpcRefusal } {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return { refusal: { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null } };
+  }
+  const field = tooDeepField(message, MAX_JSON_DEPTH);
+  if (field === undefined) return { message };
+  const id = (message as { id?: unknown }).id;
+  return {
+    refusal: {
+      jsonrpc: '2.0',
+      error: {
+        code: -32600,
+        message: `Invalid Request: ${field} nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels`,
+      },
+      id: typeof id === 'string' || typeof id === 'number' ? id : null,
+    },
+  };
 }
