@@ -30,6 +30,18 @@ export function unspacedWord(length: number, seed = 1): string {
   return letters.join('');
 }
 
+/** Words of 2 to 9 random letters separated by spaces, `length` characters in all: prose no cache has seen. */
+export function randomProse(length: number, seed = 1): string {
+  const letters = unspacedWord(length, seed);
+  const out: string[] = [];
+  for (let at = 0; at < length; ) {
+    const size = 2 + (letters.charCodeAt(at) % 8);
+    out.push(letters.slice(at, at + size));
+    at += size + 1;
+  }
+  return out.join(' ').slice(0, length);
+}
+
 /** `[[[…"x"…]]]` nested `depth` levels, as JSON text (built as text: a value that deep cannot be stringified). */
 export function deeplyNested(depth: number): string {
   return `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;

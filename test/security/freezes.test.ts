@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deeplyNested, toolMessages, unspacedWord } from '../load/abuse.ts';
+import { deeplyNested, randomProse, toolMessages, unspacedWord } from '../load/abuse.ts';
 import { measureLoopHold } from '../support/event-loop.ts';
 import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
 import { ALL_SCOPES, routeAPath, type SecurityHarness, startSecurityHarness, tokenFor } from './harness.ts';
@@ -13,6 +13,7 @@ import { ALL_SCOPES, routeAPath, type SecurityHarness, startSecurityHarness, tok
 const MAX_STALL_MS = 100;
 const ROUTE_B = '/api/v1/proxy/default/chat/completions';
 const CHAT = '/api/v1/chat/generate/stream';
+const RESPONSES_B = '/api/v1/proxy/default/responses';
 let h: SecurityHarness;
 let stub: UpstreamStub;
 let token: string;
@@ -69,6 +70,48 @@ describe('no request holds the event loop', () => {
     const { result, stallMs } = await withLongestStall(() => h.request('POST', ROUTE_B, { token, raw: body }));
     expect(result.status).toBe(200);
     expect(result.headers.get('x-memgate-history-kept')).toBe('100002');
+    expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
+  });
+
+  it('a Responses request with 100,000 input items is validated without a stall', async () => {
+    const item = JSON.stringify({ type: 'message', role: 'user', content: 'ok' });
+    const body = `{"model":"memgate/default","input":[${Array<string>(100_000).fill(item).join(',')}]}`;
+    expect(body.length).toBeLessThan(6 * 1024 * 1024);
+    const { result, stallMs } = await withLongestStall(() =>
+      h.request('POST', RESPONSES_B, { token, raw: body, headers: { 'x-memgate-filter': 'off' } }),
+    );
+    expect(result.status).toBe(200);
+    expect(result.headers.get('x-memgate-history-kept')).toBe('100000');
+    expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
+  });
+
+  it('100,000 older messages are scored for the history filter without a stall', async () => {
+    const older = Array.from({ length: 100_000 }, (_, n) =>
+      JSON.stringify({ role: n % 2 ? 'assistant' : 'user', content: `note ${n} on ${randomProse(12, n + 1)}` }),
+    );
+    const question = JSON.stringify({ role: 'user', content: 'what did the notes say?' });
+    const body = `{"model":"memgate/default","messages":[${older.join(',')},${question}]}`;
+    expect(body.length).toBeLessThan(6 * 1024 * 1024);
+    const { result, stallMs } = await withLongestStall(() => h.request('POST', ROUTE_B, { token, raw: body }));
+    expect(result.status).toBe(200);
+    expect(Number(result.headers.get('x-memgate-history-dropped'))).toBeGreaterThan(90_000);
+    expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
+  }, 120_000);
+
+  it('one older message of 5,000,000 characters is scored for the history filter without a stall', async () => {
+    const turns = ['a short reply', 'and then?', 'more', 'go on', 'that is all'];
+    const messages = [
+      { role: 'user', content: randomProse(5_000_000, 3) },
+      ...turns.map((content, n) => ({ role: n % 2 ? 'user' : 'assistant', content })),
+      { role: 'user', content: 'what did I paste first?' },
+    ];
+    const { result, stallMs } = await withLongestStall(() =>
+      h.request('POST', ROUTE_B, { token, body: { model: 'memgate/default', messages } }),
+    );
+    expect(result.status).toBe(200);
+    // Far over the token budget: not forwarded, and its tokens (estimated past the exact allowance) reported saved.
+    expect(Number(result.headers.get('x-memgate-history-dropped'))).toBeGreaterThanOrEqual(1);
+    expect(Number(result.headers.get('x-memgate-tokens-saved'))).toBeGreaterThan(500_000);
     expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
   });
 

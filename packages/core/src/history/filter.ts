@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../model/index.ts';
 import { createMessageTokens } from './message-tokens.ts';
+import { createTimeSlice } from './time-slice.ts';
 
 export interface HistoryFilterOptions {
   /** Similarity of message i to the last user message, in [0, 1]; only asked for optional (older) messages. */
@@ -41,17 +42,23 @@ export async function filterHistory(
   const recentFrom = Math.max(0, last - options.keepRecent);
   const keep = new Array<boolean>(messages.length).fill(false);
   const required: number[] = [];
-  const optional: { index: number; similarity: number }[] = [];
-  messages.forEach((message, index) => {
+  const candidates: { index: number; similarity: number }[] = [];
+  // 100,000 messages take a while to sort out: the loop is given back every few milliseconds.
+  const slice = createTimeSlice();
+  for (const [index, message] of messages.entries()) {
+    if (slice.due()) await slice.giveWay();
     if (last < 0 || message.role === 'system' || message.role === 'developer' || index >= recentFrom) {
       keep[index] = true;
       required.push(index);
-    } else {
-      optional.push({ index, similarity: options.lastUserSimilarity(index) });
+      continue;
     }
-  });
-  optional.sort((a, b) => b.similarity - a.similarity || b.index - a.index);
-  const similar = optional.filter(({ similarity }) => similarity >= options.minSimilarity).map(({ index }) => index);
+    const similarity = options.lastUserSimilarity(index);
+    if (similarity >= options.minSimilarity) candidates.push({ index, similarity });
+  }
+  if (slice.due()) await slice.giveWay();
+  candidates.sort((a, b) => b.similarity - a.similarity || b.index - a.index);
+  const similar = candidates.map(({ index }) => index);
+  if (slice.due()) await slice.giveWay();
   // When even upper bounds of the tokens fit the budget, every similar message is kept and nothing needs counting.
   if (fitsWithoutCounting([...required, ...similar], tokens.bound, budget)) {
     for (const index of similar) keep[index] = true;

@@ -3,7 +3,7 @@ import { DEFAULT_LEXICAL_WEIGHT } from '../context/store/deps.ts';
 import type { ChatMessage } from '../model/index.ts';
 import { filterHistory, type HistoryFilterResult, lastUserIndex } from './filter.ts';
 import { hybridRelevance } from './relevance.ts';
-import { createTimeSlice } from './time-slice.ts';
+import { createTimeSlice, type TimeSlice } from './time-slice.ts';
 import { messageText } from './tokens.ts';
 
 export { createCachedEmbedder } from './embedding-cache.ts';
@@ -32,6 +32,23 @@ export interface RelevanceFilterOptions {
   lexicalWeight?: number;
 }
 
+/**
+ * Characters of a message that its relevance is scored on, the question's included (as search's query, 10,000):
+ * embedding and reading terms cost time in a text's length, and one message of megabytes is scored in bounded time.
+ */
+export const SCORED_CHARS = 10_000;
+
+const scoredText = (message: ChatMessage) => messageText(message).slice(0, SCORED_CHARS);
+
+async function similarities(query: Float32Array, vectors: readonly Float32Array[], slice: TimeSlice) {
+  const dense: number[] = [];
+  for (const vector of vectors) {
+    if (slice.due()) await slice.giveWay();
+    dense.push(dot(query, vector));
+  }
+  return dense;
+}
+
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
   for (let index = 0; index < a.length; index += 1) sum += (a[index] as number) * (b[index] as number);
@@ -40,7 +57,8 @@ function dot(a: Float32Array, b: Float32Array): number {
 
 /**
  * filterHistory with the hybrid relevance of search (hybridRelevance): the Embedder's similarity fused with a
- * lexical match over the request's own messages. Embeds and scores only the older messages that are not always kept.
+ * lexical match over the request's own messages. Embeds and scores only the older messages that are not always kept,
+ * each on its first SCORED_CHARS characters, giving the loop back every few milliseconds.
  */
 export async function filterHistoryByRelevance(
   messages: readonly ChatMessage[],
@@ -52,20 +70,22 @@ export async function filterHistoryByRelevance(
     const role = messages[index]?.role;
     if (role !== 'system' && role !== 'developer') candidates.push(index);
   }
-  const similarity = new Map<number, number>();
+  const similarity = new Float64Array(messages.length);
   if (candidates.length > 0) {
-    const question = messageText(messages[last] as ChatMessage);
-    const texts = candidates.map((index) => messageText(messages[index] as ChatMessage));
+    const slice = createTimeSlice();
+    const question = scoredText(messages[last] as ChatMessage);
+    const texts: string[] = [];
+    for (const index of candidates) {
+      if (slice.due()) await slice.giveWay();
+      texts.push(scoredText(messages[index] as ChatMessage));
+    }
     const [query] = await embedder.embed([question], 'query');
-    const vectors = await embedder.embed(texts, 'document');
-    const dense = vectors.map((vector) => dot(query as Float32Array, vector));
-    const relevance = await hybridRelevance(texts, question, dense, { lexicalWeight, slice: createTimeSlice() });
-    candidates.forEach((index, position) => {
-      similarity.set(index, relevance[position] as number);
-    });
+    const dense = await similarities(query as Float32Array, await embedder.embed(texts, 'document'), slice);
+    const relevance = await hybridRelevance(texts, question, dense, { lexicalWeight, slice });
+    for (const [position, index] of candidates.entries()) similarity[index] = relevance[position] as number;
   }
   return filterHistory(messages, {
-    lastUserSimilarity: (index) => similarity.get(index) ?? 0,
+    lastUserSimilarity: (index) => similarity[index] as number,
     keepRecent,
     minSimilarity,
     tokenBudget,

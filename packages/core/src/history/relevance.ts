@@ -25,12 +25,13 @@ export const REPLY_SHARE = 0.5;
  * so in [0, 1]. As in search, only a text holding a query term of its own matches; the context strengthens it.
  * Linear in the texts' terms: each text is read once, and only for the query's terms.
  */
-function lexicalMatch(texts: readonly ChunkTerms[], query: SparseValues): number[] {
+async function lexicalMatch(texts: readonly ChunkTerms[], query: SparseValues, slice?: TimeSlice): Promise<number[]> {
   const queryCount = new Map(query.indices.map((term, i) => [term, query.values[i] as number]));
   const found = texts.map(() => new Map<number, { frequency: number; own: boolean }>());
   const lengths = texts.map(() => 0);
   const documentFrequency = new Map<number, number>();
-  texts.forEach(({ terms, contextTerms }, slot) => {
+  for (const [slot, { terms, contextTerms }] of texts.entries()) {
+    if (slice?.due()) await slice.giveWay();
     for (const [sparse, own] of [
       [terms, true],
       [contextTerms, false],
@@ -44,7 +45,7 @@ function lexicalMatch(texts: readonly ChunkTerms[], query: SparseValues): number
         found[slot]?.set(term, { frequency: (seen?.frequency ?? 0) + frequency, own: own || seen?.own === true });
       });
     }
-  });
+  }
   const documents = texts.length;
   const averageLength = lengths.reduce((sum, length) => sum + length, 0) / documents || 1;
   const weight = new Map<number, number>();
@@ -54,22 +55,29 @@ function lexicalMatch(texts: readonly ChunkTerms[], query: SparseValues): number
     weight.set(term, (queryCount.get(term) as number) * idf);
     ceiling += (queryCount.get(term) as number) * idf;
   }
-  return found.map((terms, slot) => {
-    if (!(ceiling > 0) || ![...terms.values()].some((term) => term.own)) return 0;
+  const scores: number[] = [];
+  for (const [slot, terms] of found.entries()) {
+    if (slice?.due()) await slice.giveWay();
+    if (!(ceiling > 0) || ![...terms.values()].some((term) => term.own)) {
+      scores.push(0);
+      continue;
+    }
     const length = lengths[slot] as number;
     let score = 0;
     for (const [term, { frequency }] of terms) {
       const saturated = saturatedFrequency(frequency, length, averageLength);
       score += ((weight.get(term) as number) * saturated) / ceiling;
     }
-    return Math.min(1, score);
-  });
+    scores.push(Math.min(1, score));
+  }
+  return scores;
 }
 
 const clamp = (score: number) => Math.min(1, Math.max(0, score));
 
-/** Messages whose terms are read between two checks of the time slice. */
+/** Messages whose terms are read between two checks of the time slice, and their characters at most. */
 const BATCH = 32;
+const BATCH_CHARS = 16_384;
 
 /**
  * chunkTerms over all texts, a batch at a time (each batch read with its neighbours, so windows cross batch edges),
@@ -78,8 +86,12 @@ const BATCH = 32;
 export async function slicedChunkTerms(texts: readonly string[], window: NeighbourWindow, slice?: TimeSlice) {
   const out: ChunkTerms[] = [];
   const margin = Math.max(0, Math.floor(window.span));
-  for (let from = 0; from < texts.length; from += BATCH) {
-    const to = Math.min(texts.length, from + BATCH);
+  for (let from = 0, to = 0; from < texts.length; from = to) {
+    // A batch ends after BATCH texts or once it holds BATCH_CHARS characters (at least one text).
+    let chars = 0;
+    for (to = from; to < texts.length && to - from < BATCH && (to === from || chars < BATCH_CHARS); to += 1) {
+      chars += (texts[to] as string).length;
+    }
     const start = Math.max(0, from - margin);
     const terms = chunkTerms(texts.slice(start, Math.min(texts.length, to + margin)), window);
     out.push(...terms.slice(from - start, from - start + (to - from)));
@@ -106,7 +118,11 @@ export async function hybridRelevance(
 ): Promise<number[]> {
   let scores = texts.map((_, index) => clamp(dense[index] ?? 0));
   if (lexicalWeight > 0 && texts.length > 0) {
-    const lexical = lexicalMatch(await slicedChunkTerms(texts, window, slice), queryTermFrequencies(query));
+    const lexical = await lexicalMatch(
+      await slicedChunkTerms(texts, window, slice),
+      queryTermFrequencies(query),
+      slice,
+    );
     if (lexical.some((score) => score > 0)) {
       scores = scores.map((score, index) => clamp((1 - lexicalWeight) * score + lexicalWeight * (lexical[index] ?? 0)));
     }

@@ -79,7 +79,7 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono {
     const body = await readJsonObject(c);
     const call = callOf(c);
     if (endpointOf(rawPath) === 'responses') {
-      const request = parseResponsesRequest(body);
+      const request = await parseResponsesRequest(body);
       if (target.kind === 'default') return serveDefaultResponses(call, request);
       return serveTargetResponses(call, deps.upstreamFor(target.baseUrl, target.apiKey), request, body);
     }
