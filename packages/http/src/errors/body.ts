@@ -1,6 +1,7 @@
 import { giveWay, invalid, MemgateError } from '@memgate/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { tooDeepFieldOf } from './json-depth.ts';
 
 /** DESIGN.md section 7: bodies over 6 MB are refused with 413 in the area's format. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
@@ -24,29 +25,15 @@ export const MAX_JSON_DEPTH = 64;
 
 const LARGE_BODY_CHARS = 256 * 1024;
 
-/**
- * The top-level field under which `value` nests arrays and objects deeper than `max` (walked with its own stack, no
- * recursion), or undefined when it does not.
- */
-export function tooDeepField(value: unknown, max: number): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const pending: { value: object; depth: number; field: string }[] = [];
-  for (const [field, child] of Object.entries(value)) {
-    if (typeof child === 'object' && child !== null) pending.push({ value: child, depth: 2, field });
-  }
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    if (next.depth > max) return next.field;
-    for (const child of Object.values(next.value)) {
-      if (typeof child === 'object' && child !== null) pending.push({ ...next, value: child, depth: next.depth + 1 });
-    }
-  }
-  return undefined;
-}
-
 /** Parses the JSON body; malformed JSON, nesting deeper than MAX_JSON_DEPTH or a non-object is a 400 naming it. */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
   const text = await c.req.text();
   if (text.trim() === '') throw invalid('request body is empty; expected a JSON object', 'body');
+  // Depth is read from the text, before parsing, in slices (json-depth.ts).
+  const tooDeep = await tooDeepFieldOf(text, MAX_JSON_DEPTH);
+  if (tooDeep !== undefined) {
+    throw invalid(`${tooDeep}: nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels`, tooDeep);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -55,10 +42,6 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
   }
   // Parsing megabytes takes tens of milliseconds: let other requests in before the checks that follow.
   if (text.length > LARGE_BODY_CHARS) await giveWay();
-  const tooDeep = tooDeepField(value, MAX_JSON_DEPTH);
-  if (tooDeep !== undefined) {
-    throw invalid(`${tooDeep}: nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels`, tooDeep);
-  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalid('request body must be a JSON object', 'body');
   }

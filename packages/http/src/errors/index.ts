@@ -1,4 +1,5 @@
-export { limitBody, MAX_BODY_BYTES, MAX_JSON_DEPTH, readJsonObject, tooDeepField } from './body.ts';
+export { limitBody, MAX_BODY_BYTES, MAX_JSON_DEPTH, readJsonObject } from './body.ts';
 export { type Area, areaOfPath, errorEnvelope, publicMessage, statusOf, toMemgateError } from './envelopes.ts';
 export { areaErrorHandler, logFailure, notFoundHandler, pathErrorHandler, respondWithError } from './handler.ts';
+export { tooDeepFieldOf } from './json-depth.ts';
 export { fromZodError, throwOnInvalid } from './zod.ts';

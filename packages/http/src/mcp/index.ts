@@ -4,7 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Hono } from 'hono';
 import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH, respondWithError, tooDeepField } from '../errors/index.ts';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, respondWithError, tooDeepFieldOf } from '../errors/index.ts';
 import { createMemoryServer } from './server.ts';
 
 export { MEMORY_TOOLS, type MemoryTool } from './tools.ts';
@@ -36,7 +36,7 @@ export function createMcpApp(deps: BaseDeps & McpAreaDeps): Hono<AuthEnv> {
         `request body is larger than ${MAX_BODY_BYTES} bytes`,
       );
     }
-    const parsed = parseMessage(body.text);
+    const parsed = await parseMessage(body.text);
     if (parsed.refusal) return c.json(parsed.refusal, 400);
     const server = createMemoryServer({ store, principal: c.var.principal, logger });
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -79,14 +79,14 @@ type JsonRpcRefusal = { jsonrpc: '2.0'; error: { code: number; message: string }
  * overflows the stack (DESIGN.md section 4, "Size and time"; MAX_JSON_DEPTH). Refusals are JSON-RPC errors, with
  * the request's id when it has one: -32700 for text that is not JSON (as the SDK answers), -32600 for too deep.
  */
-function parseMessage(text: string): { message?: unknown; refusal?: JsonRpcRefusal } {
+async function parseMessage(text: string): Promise<{ message?: unknown; refusal?: JsonRpcRefusal }> {
+  const field = await tooDeepFieldOf(text, MAX_JSON_DEPTH);
   let message: unknown;
   try {
     message = JSON.parse(text);
   } catch {
     return { refusal: { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null } };
   }
-  const field = tooDeepField(message, MAX_JSON_DEPTH);
   if (field === undefined) return { message };
   const id = (message as { id?: unknown }).id;
   return {
