@@ -17,6 +17,8 @@ export interface AbusiveRequest {
   init: RequestInit;
   /** Statuses this request may answer (anything else is reported). */
   expected: number[];
+  /** Text the answer must hold besides (an error code). */
+  answerHolds?: string;
 }
 
 /** Lower-case letters with no space: one pre-token for the tokenizer, whose merge step was quadratic in its length. */
@@ -121,18 +123,18 @@ export function abusiveRequests(ctx: {
       [400],
     ),
   ];
-  // Extension point (issue 12 item 3, owned by the proxy's upstream-body work): once route A caps non-streamed
-  // upstream bodies (502 `upstream_response_too_large`), pass `hugeBodyTarget` to add that request to the mix. It is
-  // a 502 by design there; the run counts it as expected, not as a failure of another caller.
+  // Route A drops a non-streamed upstream body over 16 MB (502 `upstream_response_too_large`, DESIGN.md section 4):
+  // a 502 by design here, counted as expected, not as a failure of another caller.
   if (ctx.hugeBodyTarget) {
-    requests.push(
-      post(
+    requests.push({
+      ...post(
         'huge-upstream-body',
         `/api/v1/proxy/${ctx.hugeBodyTarget}/load-target-key/chat/completions`,
         JSON.stringify({ model: 'stub-model', messages: [{ role: 'user', content: 'hi' }] }),
         [502],
       ),
-    );
+      answerHolds: '"code":"upstream_response_too_large"',
+    });
   }
   return requests;
 }
@@ -155,9 +157,10 @@ export function startAbuse(requests: AbusiveRequest[]): { stop(): Promise<AbuseO
       const started = performance.now();
       let status = 0;
       let streamOk = true;
+      let text = '';
       try {
         const response = await fetch(request.url, request.init);
-        const text = await response.text();
+        text = await response.text();
         status = response.status;
         if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
           streamOk = text.endsWith('data: [DONE]\n\n') && !text.includes('"error":');
@@ -165,7 +168,8 @@ export function startAbuse(requests: AbusiveRequest[]): { stop(): Promise<AbuseO
       } catch (error) {
         console.error(`load: abusive ${request.kind} failed: ${String(error)}`);
       }
-      const expected = request.expected.includes(status) && streamOk;
+      const expected =
+        request.expected.includes(status) && streamOk && (!request.answerHolds || text.includes(request.answerHolds));
       outcomes.push({ kind: request.kind, status, expected, ms: performance.now() - started });
     }
   })();

@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub } from '../support/upstream-stub.ts';
 import { abusiveRequests, startAbuse } from './abuse.ts';
 import { startHealthProbe } from './health.ts';
 import { type Outcome, percentile, requestOf, summarize } from './mix.ts';
-import { startServerChild } from './server.ts';
+import { cpuSecondsOf, startServerChild } from './server.ts';
 
 // `npm run test:load` (not part of `npm test`): REQUESTS mixed requests (add, search, view, proxy to a local stub,
 // chat stream) at CONCURRENCY against the local server started as a child process, loopback only, while one more
 // client sends the abusive requests of abuse.ts round and round (long unspaced words, 100,000 tool messages, JSON
-// nested 100,000 deep) and a worker thread probes /health every 20 ms. Passes when no ordinary response is a 5xx,
+// nested 100,000 deep, a route A target answering with 20 MB of JSON) and a worker thread probes /health every 20 ms. Passes when no ordinary response is a 5xx,
 // every abusive request gets the answer it should (never a 5xx), /health p99 stays under HEALTH_P99_MS while the
 // abuse runs, every acknowledged add is found afterwards, and the server's peak RSS stays under the bound.
 // Stops by itself: a hard deadline kills everything and fails.
@@ -25,6 +25,7 @@ const HEALTH_P99_MS = Number(process.env.LOAD_HEALTH_P99_MS ?? 100);
 // LOAD_ABUSE=off runs the ordinary mix alone: what /health looks like on this machine without the abuse.
 const ABUSE = process.env.LOAD_ABUSE !== 'off';
 const USERS = 16;
+const HUGE_BODY_MB = 20;
 
 const deadline = setTimeout(() => {
   console.error(`load: deadline of ${DEADLINE_MS} ms passed; stopping`);
@@ -36,6 +37,8 @@ async function main(): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'memgate-load-'));
   const secret = randomBytes(32).toString('base64url');
   const stub = await startUpstreamStub({ behavior: { reply: 'The stub answers briefly and well.' } });
+  // A route A target whose every answer is a JSON body over the proxy's 16 MB limit (abuse.ts: expected 502).
+  const flood = await startUpstreamStub({ behavior: { flood: { bytes: HUGE_BODY_MB * 1024 * 1024 } } });
   const server = await startServerChild({
     DATA_DIR: dataDir,
     AUTH_JWT_SECRET: secret,
@@ -54,11 +57,10 @@ async function main(): Promise<number> {
       ),
     );
     const startRss = server.rssMb();
-    // Extension point: once route A caps upstream bodies (issue 12 item 3), start a stub that answers with a body
-    // over 16 MB and pass its URL as `hugeBodyTarget`; abuse.ts then adds that request (expected: 502).
     const abusive = abusiveRequests({
       url: server.url,
       stubUrl: stub.url,
+      hugeBodyTarget: flood.url,
       token: await tokenFor('load-abuser', { secret, expiresIn: '2h' }),
       model: 'memgate/default',
     });
@@ -68,6 +70,8 @@ async function main(): Promise<number> {
     const acknowledged: { user: number; documentId: string; word: string; fileName: string }[] = [];
     let next = 0;
     const started = performance.now();
+    const cpuAtStart = { ...server.cpuSeconds(), runner: cpuSecondsOf(process.pid) };
+    const loadAtStart = loadavg();
     async function worker() {
       while (next < REQUESTS) {
         const n = next++;
@@ -99,6 +103,8 @@ async function main(): Promise<number> {
     }
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     const seconds = (performance.now() - started) / 1000;
+    const cpuAtEnd = { ...server.cpuSeconds(), runner: cpuSecondsOf(process.pid) };
+    const loadAtEnd = loadavg();
     const abused = await abuse.stop();
     const healthWaits = (await health.stop()).sort((a, b) => a - b);
     const endRss = server.rssMb();
@@ -173,6 +179,22 @@ async function main(): Promise<number> {
     console.log(
       `  server RSS: start ${startRss} MB, peak ${peak} MB, end ${endRss} MB (bound ${MAX_RSS_MB} MB); DynamoDB Local JVM peak ${javaPeak} MB`,
     );
+    // The CPU each part used while the mix ran (two cores give 2 s per second): the server's event loop competes for
+    // the cores with DynamoDB Local's JVM, this runner (its 32 clients) and whatever else runs on the machine.
+    const used = (part: keyof typeof cpuAtEnd) => (cpuAtEnd[part] - cpuAtStart[part]).toFixed(0);
+    console.log(
+      `  CPU while the mix ran: server ${used('server')} s, DynamoDB Local ${used('children')} s, load runner ${used('runner')} s ` +
+        `in ${seconds.toFixed(0)} s; load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} at start, ` +
+        `${loadAtEnd.map((l) => l.toFixed(2)).join(' ')} at end`,
+    );
+    if (fiveXx > 0) {
+      // What the server logged about them (its error lines; LOG_LEVEL=warn keeps the ordinary request logs out).
+      const errors = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"level":"error"'));
+      console.log(`  server error lines: ${errors.length}; the last ones:\n    ${errors.slice(-5).join('\n    ')}`);
+    }
     if (lost.length > 0) console.log(`  lost: ${lost.slice(0, 10).join(', ')}`);
     const ok =
       fiveXx === 0 &&
@@ -190,6 +212,7 @@ async function main(): Promise<number> {
     const code = await server.stop();
     if (code !== 0) console.log(`load: server exited with ${code}\n${server.output().slice(-2000)}`);
     await stub.close();
+    await flood.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -14,6 +14,8 @@ export interface ServerChild {
   rssMb(): number;
   /** Resident set size of its children (DynamoDB Local's JVM), in MB. */
   childrenRssMb(): number;
+  /** CPU seconds (user + system) the server's process and its children have used so far. */
+  cpuSeconds(): { server: number; children: number };
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
   stop(graceMs?: number): Promise<number | null>;
   output(): string;
@@ -24,6 +26,17 @@ function rssOf(pid: number): number {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
     return Math.round(kb / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of a process (all its threads), from /proc: utime + stime, in clock ticks of 10 ms. */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
   }
@@ -42,7 +55,12 @@ function childrenOf(pid: number): number[] {
 
 export async function startServerChild(env: Record<string, string>, startTimeoutMs = 120_000): Promise<ServerChild> {
   const { DYNAMODB_ENDPOINT: _own, ...inherited } = process.env;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/local/src/main.ts'], {
+  // LOAD_PROFILE_DIR: the server also writes a CPU profile and its event-loop stalls there (test/load/long-tasks.ts).
+  const profileDir = env.LOAD_PROFILE_DIR ?? process.env.LOAD_PROFILE_DIR;
+  const profiling = profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--import', join(import.meta.dirname, 'loop-watch.mjs')]
+    : [];
+  const child: ChildProcess = spawn(process.execPath, [...profiling, '--import', 'tsx', 'packages/local/src/main.ts'], {
     cwd: root,
     env: { ...inherited, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,10 +68,13 @@ export async function startServerChild(env: Record<string, string>, startTimeout
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), startTimeoutMs);
+    let listening = false;
     child.stdout?.on('data', (chunk) => {
-      output += String(chunk);
+      output = `${output}${String(chunk)}`.slice(-200_000);
+      if (listening) return;
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match?.[1]) {
+        listening = true;
         clearTimeout(timer);
         resolve(match[1]);
       }
@@ -72,6 +93,10 @@ export async function startServerChild(env: Record<string, string>, startTimeout
     pid,
     rssMb: () => rssOf(pid),
     childrenRssMb: () => childrenOf(pid).reduce((sum, id) => sum + rssOf(id), 0),
+    cpuSeconds: () => ({
+      server: cpuSecondsOf(pid),
+      children: childrenOf(pid).reduce((sum, id) => sum + cpuSecondsOf(id), 0),
+    }),
     output: () => output,
     stop(graceMs = 15_000) {
       if (child.exitCode !== null) return Promise.resolve(child.exitCode);
