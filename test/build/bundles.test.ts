@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENIZER_TABLE_FILE } from '../../functions/runtime/tokenizer.ts';
 import {
@@ -61,6 +62,28 @@ describe('Lambda bundles', () => {
       );
       expect(code.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map'), bundle.name).toBe(true);
       expect(JSON.parse(readFileSync(`${bundle.file}.map`, 'utf8')).sources.length, bundle.name).toBeGreaterThan(0);
+    }
+  });
+
+  it('requires Node built-ins instead of importing them (an ESM import runs every lazy getter of the module)', () => {
+    const { outputs } = JSON.parse(readFileSync(join(built.dir, 'meta.json'), 'utf8')) as Metafile;
+    for (const bundle of built.bundles.values()) {
+      const output = Object.entries(outputs).find(([file]) => file.endsWith(`/${bundle.name}/index.mjs`))?.[1];
+      const imported = output?.imports.filter((entry) => entry.kind === 'import-statement').map((entry) => entry.path);
+      // (The banner's own `node:module` import, which gives the bundle its `require`, is not esbuild's.)
+      expect(imported, bundle.name).toEqual([]);
+    }
+  });
+
+  it('bundles no other area into the context and cleanup functions (the workspace packages declare no side effects)', () => {
+    const otherArea =
+      /^packages\/(?:http\/src\/(?:chat|mcp|proxy\/(?!deps\.ts|index\.ts))|core\/src\/(?:chat|extractive)\/)/;
+    for (const bundle of built.bundles.values()) {
+      if (bundle.name !== 'cleanup' && !bundle.name.startsWith('context-')) continue;
+      expect(
+        bundle.inputs.filter((input) => otherArea.test(input)),
+        bundle.name,
+      ).toEqual([]);
     }
   });
 

@@ -1,6 +1,8 @@
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaScenarios, measureColdStart } from '../../bench/cold-start.ts';
+import { TOKENIZER_TABLE_FILE } from '../../functions/runtime/tokenizer.ts';
 import { functionNames } from '../../scripts/build.ts';
 import { httpEvent } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -44,6 +46,20 @@ describe('measureColdStart', () => {
       const result = await measureColdStart(join(harness.dir, name, 'index.mjs'), scenario.event);
       expect(result.statusCode, name).toBe(scenario.status);
       expect(result.cpuMs, name).toBeGreaterThan(0);
+    }
+  }, 60_000);
+
+  it('answers the first proxy and chat requests without reading the tokenizer table (reports are estimated)', async () => {
+    const scenarios = lambdaScenarios(await tokenFor('bench-user'));
+    for (const name of ['proxy', 'chat-stream'] as const) {
+      const copy = join(harness.dir, `${name}-without-table`);
+      cpSync(join(harness.dir, name), copy, { recursive: true });
+      rmSync(join(copy, TOKENIZER_TABLE_FILE), { force: true });
+      expect(existsSync(join(copy, TOKENIZER_TABLE_FILE))).toBe(false);
+      const scenario = scenarios[name] as (typeof scenarios)[string];
+      const result = await measureColdStart(join(copy, 'index.mjs'), scenario.event);
+      expect(result.statusCode, name).toBe(scenario.status);
+      rmSync(copy, { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { countTokens } from '../history/index.ts';
+import { countTokens as countExactly } from 'gpt-tokenizer';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { estimateTokens } from '../history/estimate.ts';
 import { createExtractiveModel, formatContextMessage, NOTHING_STORED, parseContextMessage } from './index.ts';
 
 const passages = [
@@ -11,6 +12,27 @@ const passages = [
 ];
 const context = { role: 'system' as const, content: formatContextMessage(passages) };
 
+// The tokenizer, watched: its table is most of a second of a cold start, so the responder may only run it to decide.
+const tokenizer = vi.hoisted(() => ({ calls: 0 }));
+vi.mock('gpt-tokenizer', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('gpt-tokenizer')>();
+  const watched =
+    <A extends unknown[], R>(run: (...args: A) => R) =>
+    (...args: A): R => {
+      tokenizer.calls += 1;
+      return run(...args);
+    };
+  return {
+    ...actual,
+    countTokens: watched(actual.countTokens),
+    encode: watched(actual.encode),
+    decode: watched(actual.decode),
+  };
+});
+beforeEach(() => {
+  tokenizer.calls = 0;
+});
+
 describe('context message format', () => {
   it('round-trips passages, including multi-line text', () => {
     expect(parseContextMessage(formatContextMessage(passages))).toEqual(passages);
@@ -21,7 +43,7 @@ describe('context message format', () => {
 describe('extractive responder', () => {
   const model = createExtractiveModel({ clock: () => new Date('2026-01-01T00:00:00Z') });
 
-  it('answers with the sentences that best match the question and real token counts', async () => {
+  it('answers with the sentences that best match the question, its usage estimated without the tokenizer', async () => {
     const completion = await model.complete(
       { model: 'memgate/default', messages: [context, { role: 'user', content: 'When must holidays be requested?' }] },
       {},
@@ -29,8 +51,10 @@ describe('extractive responder', () => {
     const content = completion.choices[0]?.message.content as string;
     expect(content).toBe('Holidays must be requested two weeks ahead.');
     expect(completion.model).toBe('memgate/extractive');
-    expect(completion.usage?.completion_tokens).toBe(countTokens(content));
+    expect(completion.usage?.completion_tokens).toBe(estimateTokens(content));
+    expect(completion.usage?.prompt_tokens).toBeGreaterThan(estimateTokens(context.content));
     expect(completion.choices[0]?.message.tool_calls).toBeUndefined();
+    expect(tokenizer.calls).toBe(0);
   });
 
   it('answers in text and never returns tool calls when given tools (it cannot decide to call one)', async () => {
@@ -81,7 +105,24 @@ describe('extractive responder', () => {
       {},
     );
     expect(completion.choices[0]?.finish_reason).toBe('length');
-    expect(completion.usage?.completion_tokens).toBeLessThanOrEqual(3);
+    const content = completion.choices[0]?.message.content as string;
+    expect(countExactly(content)).toBeLessThanOrEqual(3);
+    expect(content.length).toBeGreaterThan(0);
+    expect(completion.usage?.completion_tokens).toBe(3); // cut at the limit: all of it used
+  });
+
+  it('decides max_tokens exactly, and without the tokenizer when the answer has no more bytes than the limit', async () => {
+    const question = { role: 'user' as const, content: 'Is parking free for visitors?' };
+    const roomy = await model.complete({ model: 'x', max_tokens: 1_000, messages: [context, question] }, {});
+    expect(roomy.choices[0]?.finish_reason).toBe('stop');
+    expect(tokenizer.calls).toBe(0);
+    // 'Parking is free for visitors.' is 6 tokens in 29 bytes: a limit in between needs the exact count.
+    const answer = roomy.choices[0]?.message.content as string;
+    expect(countExactly(answer)).toBe(6);
+    const exact = await model.complete({ model: 'x', max_tokens: 6, messages: [context, question] }, {});
+    expect(exact.choices[0]?.finish_reason).toBe('stop');
+    expect(exact.choices[0]?.message.content).toBe(answer);
+    expect(tokenizer.calls).toBeGreaterThan(0);
   });
 
   it('streams role, content, finish and usage chunks', async () => {
@@ -105,7 +146,7 @@ describe('extractive responder', () => {
     expect(chunks.at(-1)).toMatchObject({
       object: 'chat.completion.chunk',
       choices: [],
-      usage: { completion_tokens: countTokens(text) },
+      usage: { completion_tokens: estimateTokens(text) },
     });
   });
 });

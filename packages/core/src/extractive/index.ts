@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../errors/index.ts';
 import { lastUserIndex } from '../history/filter.ts';
-import { countPromptTokens, createTokenMeter, messageText, truncateToTokens } from '../history/tokens.ts';
+import { countPromptTokens, createTokenMeter, messageText, truncateToTokens, utf8Length } from '../history/tokens.ts';
 import type { ChatCompletion, ChatCompletionRequest, ChatModel, Usage } from '../model/index.ts';
 import { type ContextPassage, parseContextMessage } from './context-message.ts';
 import { selectSentences } from './select.ts';
@@ -67,12 +67,18 @@ async function answer(request: ChatCompletionRequest): Promise<Answer> {
   const limit = answerTokenLimit(request);
   // One meter for the answer: the request's messages can be megabytes (DESIGN.md §4, "Size and time").
   const meter = createTokenMeter();
-  if (limit !== undefined && (await meter.countUpTo(pieces.join(' '), limit)) > limit) {
-    pieces = [truncateToTokens(pieces.join(' '), limit)];
+  // The limit decides, so it is checked exactly; but an answer of no more UTF-8 bytes than the limit fits without
+  // a count (every token is at least one byte), and then the tokenizer's table is never read.
+  const answerText = pieces.join(' ');
+  let cutAt: number | undefined;
+  if (limit !== undefined && utf8Length(answerText) > limit && (await meter.countUpTo(answerText, limit)) > limit) {
+    pieces = [truncateToTokens(answerText, limit)];
     finishReason = 'length';
+    cutAt = limit;
   }
   const content = pieces.join(' ');
-  const completion = await meter.count(content);
+  // An answer cut at the limit used it all, as a model's would; otherwise its length is reported as an estimate.
+  const completion = cutAt ?? (await meter.count(content));
   const prompt = 3 + (await countPromptTokens(meter, request.messages));
   return {
     content,

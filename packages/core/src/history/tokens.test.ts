@@ -78,32 +78,38 @@ describe('token counting', () => {
 
 describe('token meter (one pass over a request)', () => {
   const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i.toString(36)}q`).join(' ');
+  const SENTENCES = [
+    'Employees get thirty days of paid leave every year.',
+    'Requests go to the team lead, who answers within two working days.',
+    'Unused days carry over until the end of March; after that they lapse.',
+  ];
+  const prose = (n: number) => Array.from({ length: n }, (_, i) => SENTENCES[i % SENTENCES.length]).join(' ');
 
-  it('counts exactly within its allowance, then estimates the rest without counting it', async () => {
+  it('reports (usage, tokens saved) from an estimate, never running the tokenizer', async () => {
     let counted = 0;
     const meter = createTokenMeter({
-      allowance: 1_000,
       counter: createTokenCounter(),
       count: (piece) => {
-        const tokens = countWithoutCache(piece, plain);
-        counted += tokens;
-        return tokens;
+        counted += 1;
+        return countWithoutCache(piece, plain);
       },
     });
-    const small = words(100);
-    expect(await meter.count(small)).toBe(countWithoutCache(small, plain));
-    const large = words(50_000);
-    const estimate = await meter.count(large);
-    expect(counted).toBeLessThan(1_000 + PIECE_CHARS); // the allowance, plus at most one piece
-    const exact = countWithoutCache(large, plain);
-    expect(estimate / exact).toBeGreaterThan(0.8);
-    expect(estimate / exact).toBeLessThan(1.25);
+    for (const text of [prose(100), prose(50_000)]) {
+      const reported = await meter.count(text);
+      const exact = countWithoutCache(text, plain);
+      expect(reported / exact).toBeGreaterThan(0.8);
+      expect(reported / exact).toBeLessThan(1.25);
+    }
+    expect(counted).toBe(0);
   });
 
-  it('decides on an upper bound once its allowance is spent, so a budget is never overrun', async () => {
+  it('decides exactly within its allowance, then on an upper bound, so a budget is never overrun', async () => {
+    const first = words(50);
+    const roomy = createTokenMeter({ counter: createTokenCounter() });
+    expect(await roomy.countUpTo(first, Number.POSITIVE_INFINITY)).toBe(countWithoutCache(first, plain));
     const meter = createTokenMeter({ allowance: 10, counter: createTokenCounter() });
-    await meter.count(words(50)); // spends the allowance
-    const text = words(2_000);
+    expect(await meter.countUpTo(first, Number.POSITIVE_INFINITY)).toBeGreaterThan(countWithoutCache(first, plain));
+    const text = words(2_000); // the allowance is spent
     const bound = await meter.countUpTo(text, Number.POSITIVE_INFINITY);
     expect(bound).toBe(utf8Length(text));
     expect(bound).toBeGreaterThanOrEqual(countWithoutCache(text, plain));
@@ -123,21 +129,20 @@ describe('token meter (one pass over a request)', () => {
     expect(counted).toBeLessThan(100 + PIECE_CHARS);
   });
 
-  it('gives the event loop back while it counts', async () => {
-    let immediateRan = false;
-    setImmediate(() => {
-      immediateRan = true;
-    });
-    let ranBeforeLastPiece = false;
-    const meter = createTokenMeter({
-      sliceMs: 0,
-      counter: createTokenCounter(),
-      count: (piece) => {
+  it('gives the event loop back while it counts or estimates', async () => {
+    for (const kind of ['countUpTo', 'count'] as const) {
+      let immediateRan = false;
+      setImmediate(() => {
+        immediateRan = true;
+      });
+      let ranBeforeLastPiece = false;
+      const spy = (piece: string) => {
         ranBeforeLastPiece = immediateRan;
         return countWithoutCache(piece, plain);
-      },
-    });
-    await meter.count(words(500));
-    expect(ranBeforeLastPiece).toBe(true);
+      };
+      const meter = createTokenMeter({ sliceMs: 0, counter: createTokenCounter(), count: spy, estimate: spy });
+      await (kind === 'count' ? meter.count(words(500)) : meter.countUpTo(words(500), Number.POSITIVE_INFINITY));
+      expect(ranBeforeLastPiece, kind).toBe(true);
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { countTokens as countTextTokens, decode, encode } from 'gpt-tokenizer';
 import { createLru } from '../cache/lru.ts';
 import type { ChatMessage } from '../model/index.ts';
-import { piecesOf, utf8Length } from './pieces.ts';
+import { estimateTokens } from './estimate.ts';
+import { PIECE_CHARS, piecesOf, utf8Length } from './pieces.ts';
 import { createTimeSlice } from './time-slice.ts';
 
 export { utf8Length } from './pieces.ts';
@@ -22,15 +23,12 @@ export function messageText(message: ChatMessage): string {
 export const MESSAGE_FRAMING_TOKENS = 4;
 
 /**
- * Tokens one counting pass (one history filter, one answer's usage) may count exactly before it estimates instead:
- * counting gives the event loop back every few milliseconds, and this bounds its total CPU. Counting costs up to
+ * Tokens one counting pass (one history filter, one answer's length limit) may count exactly before it falls back to
+ * an upper bound: counting gives the event loop back every few milliseconds, and this bounds its total CPU. Counting costs up to
  * ~4 µs per token on text the tokenizer has not seen (random letters, CJK), far less on prose and nothing on texts
  * counted before; a history budget (8,000 tokens by default) is decided on exact counts well within it.
  */
 export const EXACT_TOKENS_PER_PASS = 32_768;
-
-/** Bytes per token assumed for an estimate before anything was counted (English prose is ~4.5). */
-const DEFAULT_BYTES_PER_TOKEN = 4;
 
 // Text that spells a special token ("<|endoftext|>") is counted as the plain text it is, not refused with an error.
 const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
@@ -90,8 +88,8 @@ export function countMessageTokens(message: ChatMessage): number {
 /** Token counts for one pass over a request, with a bounded amount of exact counting (see EXACT_TOKENS_PER_PASS). */
 export interface TokenMeter {
   /**
-   * Tokens of `text` for a report (usage, tokens saved): exact while the pass's allowance lasts; beyond it, the rest
-   * is estimated from the bytes per token of what the pass counted exactly.
+   * Tokens of `text` for a report (usage, tokens saved): estimated without the tokenizer (estimateTokens), so that a
+   * report never makes a function read the tokenizer's table.
    */
   count(text: string): number | Promise<number>;
   /**
@@ -104,38 +102,33 @@ export interface TokenMeter {
 /**
  * A TokenMeter over a remembering counter: texts the counter has seen cost nothing; others are counted piece by piece,
  * each piece's tokens taken from the allowance, giving the event loop back between pieces every `sliceMs`. Complete
- * exact counts go into the counter for the next request.
+ * exact counts go into the counter for the next request. Reports are estimated piece by piece, with the same pauses.
  */
 export function createTokenMeter({
   allowance = EXACT_TOKENS_PER_PASS,
   counter = countTokens,
   count = countPiece,
+  estimate = estimateTokens,
   sliceMs = 10,
 }: {
   allowance?: number;
   counter?: TokenCounter;
-  /** Counts one piece; the tokenizer by default. */
+  /** Counts one piece exactly; the tokenizer by default. */
   count?: (piece: string) => number;
+  /** Estimates one piece's tokens for a report; estimateTokens by default. */
+  estimate?: (piece: string) => number;
   sliceMs?: number;
 } = {}): TokenMeter {
   const slice = createTimeSlice(sliceMs);
   let left = allowance;
-  let countedTokens = 0;
-  let countedBytes = 0;
-  const estimate = (rest: string) => {
-    const bytesPerToken = countedTokens > 0 ? countedBytes / countedTokens : DEFAULT_BYTES_PER_TOKEN;
-    return Math.ceil(utf8Length(rest) / bytesPerToken);
-  };
-  async function measure(text: string, limit: number, beyond: (rest: string) => number): Promise<number> {
+  async function measure(text: string, limit: number): Promise<number> {
     let tokens = 0;
     let done = 0;
     for (const piece of piecesOf(text)) {
-      if (left <= 0) return tokens + beyond(text.slice(done));
+      if (left <= 0) return tokens + utf8Length(text.slice(done));
       if (slice.due()) await slice.giveWay();
       const pieceTokens = count(piece);
       left -= pieceTokens;
-      countedTokens += pieceTokens;
-      countedBytes += utf8Length(piece);
       tokens += pieceTokens;
       done += piece.length;
       if (tokens > limit && done < text.length) return tokens;
@@ -143,16 +136,25 @@ export function createTokenMeter({
     counter.remember(text, tokens);
     return tokens;
   }
+  async function estimateInSlices(text: string): Promise<number> {
+    let tokens = 0;
+    for (const piece of piecesOf(text)) {
+      if (slice.due()) await slice.giveWay();
+      tokens += estimate(piece);
+    }
+    return tokens;
+  }
   // A text counted before is answered at once (no promise: a history of 100,000 messages asks 100,000 times), unless
   // the slice is used up: then the loop is given back first, whoever is asking.
-  function answer(text: string, limit: number, beyond: (rest: string) => number): number | Promise<number> {
-    const go = () => counter.known(text) ?? measure(text, limit, beyond);
+  function decide(text: string, limit: number): number | Promise<number> {
+    const go = () => counter.known(text) ?? measure(text, limit);
     return slice.due() ? slice.giveWay().then(go) : go();
   }
-  return {
-    count: (text) => answer(text, Number.POSITIVE_INFINITY, estimate),
-    countUpTo: (text, limit) => answer(text, limit, utf8Length),
-  };
+  function report(text: string): number | Promise<number> {
+    if (text.length <= PIECE_CHARS && !slice.due()) return estimate(text);
+    return estimateInSlices(text);
+  }
+  return { count: report, countUpTo: decide };
 }
 
 /** Tokens of a prompt's messages (each one's text plus its framing), for a usage report. */

@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { countTokens } from 'gpt-tokenizer';
+import { describe, expect, it } from 'vitest';
+import { estimateTokens } from './estimate.ts';
+
+const plain = { disallowedSpecial: new Set<string>() };
+const file = (path: string) => readFileSync(new URL(`../../../../${path}`, import.meta.url), 'utf8');
+const slices = (text: string, size = 3_000) =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+
+/** Random lowercase letters, no spaces: what a pasted hash or an attack looks like. */
+function randomLetters(length: number): string {
+  let state = 7;
+  let text = '';
+  for (let index = 0; index < length; index += 1) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    text += String.fromCharCode(97 + ((state >>> 16) % 26));
+  }
+  return text;
+}
+
+const SAMPLES: Record<string, string[]> = {
+  markdown: [...slices(file('docs/ARCHITECTURE.md')), ...slices(file('README.md'))],
+  typescript: [...slices(file('packages/core/src/history/tokens.ts')), ...slices(file('scripts/build.ts'))],
+  dialogue: [
+    'User: Hey, did you get the tickets for Saturday?\nAssistant: Yes! Two seats, row 12. The show starts at 8:30 pm.\nUser: Great, I will pick you up at 7.',
+  ],
+  json: [JSON.stringify({ id: 'doc_1f3a', chunks: [1, 2, 3], metadata: { file_name: 'leave.md', size: 1234.5 } })],
+  cyrillic: ['Сотрудники получают тридцать дней оплачиваемого отпуска каждый год. Запросы идут руководителю.'],
+  letters: [randomLetters(127), `${randomLetters(40)} ${randomLetters(60)}`],
+  chinese: ['中文分词是自然语言处理的基础任务之一。我们今天讨论的是带薪休假的政策，每年有三十天。'],
+};
+
+describe('estimateTokens', () => {
+  it('comes within 25% of the exact o200k count on prose, Markdown, code, JSON and other scripts', () => {
+    for (const [kind, texts] of Object.entries(SAMPLES)) {
+      for (const text of texts) {
+        const ratio = estimateTokens(text) / countTokens(text, plain);
+        expect(ratio, kind).toBeGreaterThan(0.8);
+        expect(ratio, kind).toBeLessThan(1.25);
+      }
+    }
+  });
+
+  it('is zero for empty text and grows with the text', () => {
+    expect(estimateTokens('')).toBe(0);
+    const text = SAMPLES.dialogue?.[0] as string;
+    expect(estimateTokens(`${text}\n${text}`)).toBe(2 * estimateTokens(text));
+  });
+});
