@@ -1,5 +1,6 @@
 import { createJsonLogger } from '@memgate/http';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { settleUnderFakeTime } from '../support/hanging-server.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub } from '../support/upstream-stub.ts';
 import { createFakeContextStore, startProxy } from './harness.ts';
@@ -93,9 +94,17 @@ describe('proxy errors (DESIGN.md section 4)', () => {
     expect(unreachable.json().error).toMatchObject({ type: 'server_error', code: 'upstream_unreachable' });
     stub.setBehavior({ hang: true });
     const gone = stub.nextDisconnect();
-    const slow = await post({ model: 'm', messages: userMessages }, { server: impatient.url });
-    expect(slow.status).toBe(504);
-    expect(slow.json().error).toMatchObject({ type: 'server_error', code: 'upstream_timeout' });
+    // The default deadline (PROXY_UPSTREAM_TIMEOUT_MS, 120 s) on a fake clock, from the moment the upstream has the
+    // request: sockets stay real, the deadline's timer is driven by the test.
+    const { value: slow, elapsed } = await settleUnderFakeTime(() => post({ model: 'm', messages: userMessages }), {
+      step: 5_000,
+      limit: 180_000,
+      startWhen: () => stub.requests.length > 0,
+    });
+    expect(slow?.status).toBe(504);
+    expect(slow?.json().error).toMatchObject({ type: 'server_error', code: 'upstream_timeout' });
+    expect(elapsed).toBeGreaterThanOrEqual(120_000);
+    expect(elapsed).toBeLessThanOrEqual(125_000);
     await gone;
   });
 

@@ -12,8 +12,29 @@ import { ALL_SCOPES, type SecurityHarness, startSecurityHarness, tokenFor } from
 
 let h: SecurityHarness;
 let faults: DynamoFaults;
-/** Makes a vector-store method wait this long and then fail, like a client-side timeout. */
-const slow: Partial<Record<keyof VectorIndex, number>> = {};
+/**
+ * A vector-store call that hangs until the test makes it time out: `reached` resolves once the call is in flight,
+ * `fire()` makes it fail as a client-side timeout would. No wall clock: the test decides when the deadline passes.
+ */
+interface PendingTimeout {
+  reached: Promise<void>;
+  fire(): void;
+}
+const hanging: Partial<Record<keyof VectorIndex, { entered: () => void; timedOut: Promise<void> }>> = {};
+
+/** The next calls of `method` hang until the returned timeout is fired. */
+function hangNext(method: keyof VectorIndex): PendingTimeout {
+  let entered = () => {};
+  let fire = () => {};
+  const reached = new Promise<void>((resolve) => {
+    entered = resolve;
+  });
+  const timedOut = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  hanging[method] = { entered, timedOut };
+  return { reached, fire };
+}
 let token: string;
 const band = { similarity_threshold: 1, minimum_similarity_threshold: 0.05 };
 // Long enough for several chunks, so batches really split.
@@ -26,10 +47,11 @@ const body = (word: string) =>
 function timingOut(inner: VectorIndex): VectorIndex {
   const wrap = <K extends keyof VectorIndex>(method: K) =>
     (async (...args: Parameters<VectorIndex[K]>) => {
-      const ms = slow[method];
-      if (ms !== undefined) {
-        await new Promise((resolve) => setTimeout(resolve, ms));
-        throw new Error(`vector store ${method} timed out after ${ms} ms`);
+      const hang = hanging[method];
+      if (hang !== undefined) {
+        hang.entered();
+        await hang.timedOut;
+        throw new Error(`vector store ${method} timed out`);
       }
       return (inner[method] as (...a: Parameters<VectorIndex[K]>) => unknown)(...args);
     }) as unknown as VectorIndex[K];
@@ -46,7 +68,7 @@ afterEach(() => {
   faults.transient = {};
   faults.persistent = new Set();
   faults.unprocessed = 0;
-  for (const method of Object.keys(slow) as (keyof VectorIndex)[]) delete slow[method];
+  for (const method of Object.keys(hanging) as (keyof VectorIndex)[]) delete hanging[method];
 });
 
 beforeAll(async () => {
@@ -168,9 +190,12 @@ describe('DynamoDB throttling and UnprocessedItems', () => {
 
 describe('a vector store that times out', () => {
   it('while indexing an add: 500 naming the vector store, nothing visible; the cleanup indexes it', async () => {
-    slow.upsert = 300;
-    expectContextError(await add('wombat'), 500, 'vector store');
-    delete slow.upsert;
+    const timeout = hangNext('upsert');
+    const response = add('wombat');
+    await timeout.reached;
+    timeout.fire();
+    expectContextError(await response, 500, 'vector store');
+    delete hanging.upsert;
     await expectWholeOrNothing('wombat', false);
     await h.cleanup();
     await expectWholeOrNothing('wombat', true);
@@ -179,9 +204,12 @@ describe('a vector store that times out', () => {
   it('while removing vectors of a delete: 204, hidden at once; the cleanup removes vectors and rows', async () => {
     expectAcknowledged(await add('dingo'));
     const vectorsBefore = h.vectorIds().length;
-    slow.delete = 300;
-    expect((await h.request('POST', '/api/v1/context/delete', { token, body: { source: 'dingo' } })).status).toBe(204);
-    delete slow.delete;
+    const timeout = hangNext('delete');
+    const response = h.request('POST', '/api/v1/context/delete', { token, body: { source: 'dingo' } });
+    await timeout.reached;
+    timeout.fire();
+    expect((await response).status).toBe(204);
+    delete hanging.delete;
     await expectWholeOrNothing('dingo', false);
     await h.cleanup();
     expect(h.vectorIds().length).toBeLessThan(vectorsBefore);
@@ -190,9 +218,12 @@ describe('a vector store that times out', () => {
 
   it('while searching: 500 in the area format, and nothing changes', async () => {
     const before = await h.itemCount();
-    slow.query = 300;
-    const res = await h.request('POST', '/api/v1/context/search', { token, body: { query: 'story', ...band } });
-    delete slow.query;
+    const timeout = hangNext('query');
+    const pending = h.request('POST', '/api/v1/context/search', { token, body: { query: 'story', ...band } });
+    await timeout.reached;
+    timeout.fire();
+    const res = await pending;
+    delete hanging.query;
     expectContextError(res, 500);
     expect(await h.itemCount()).toBe(before);
   });

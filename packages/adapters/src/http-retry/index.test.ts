@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createRetryingFetch, type FetchLike } from './index.ts';
 
 /** A fetch that answers from a script of statuses (or thrown errors) and counts calls. */
@@ -54,21 +54,51 @@ function hanging(hangs: number) {
   return { fetch, calls: () => calls };
 }
 
-describe('createRetryingFetch deadlines', () => {
+/** Runs `call` on a fake clock, moving it on `stepMs` at a time until the call settles; the fake time it took. */
+async function onFakeClock<T>(call: () => Promise<T>, stepMs = 100, limitMs = 120_000) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  try {
+    let settled = false;
+    const outcome = call().then(
+      (value) => ({ value, error: undefined as unknown }),
+      (error: unknown) => ({ value: undefined, error }),
+    );
+    void outcome.then(() => {
+      settled = true;
+    });
+    let elapsed = 0;
+    while (!settled && elapsed < limitMs) {
+      await vi.advanceTimersByTimeAsync(stepMs);
+      elapsed += stepMs;
+    }
+    return { ...(await outcome), elapsed, settled };
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+describe('createRetryingFetch deadlines (on a fake clock)', () => {
   it('gives up on an attempt the server leaves hanging and retries it', async () => {
     const { fetch, calls } = hanging(1);
-    const response = await createRetryingFetch({ ...options, attemptTimeoutMs: 30, fetch })('http://x/');
-    expect(response.status).toBe(200);
+    const { value, elapsed } = await onFakeClock(() =>
+      createRetryingFetch({ ...options, attemptTimeoutMs: 10_000, fetch })('http://x/'),
+    );
+    expect(value?.status).toBe(200);
     expect(calls()).toBe(2);
+    // The first attempt was given up at its own deadline, not before.
+    expect(elapsed).toBeGreaterThanOrEqual(10_000);
+    expect(elapsed).toBeLessThanOrEqual(10_200);
   });
 
-  it('ends the whole call by its deadline when every attempt hangs', async () => {
+  it('ends the whole call by its deadline when every attempt hangs (10 s an attempt, 25 s a call)', async () => {
     const { fetch, calls } = hanging(Number.POSITIVE_INFINITY);
-    const started = Date.now();
-    const call = createRetryingFetch({ ...options, attempts: 100, attemptTimeoutMs: 40, totalTimeoutMs: 150, fetch });
-    await expect(call('http://x/')).rejects.toMatchObject({ name: 'TimeoutError' });
-    expect(Date.now() - started).toBeLessThan(1_000);
-    expect(calls()).toBeLessThan(10);
+    const { error, elapsed } = await onFakeClock(() =>
+      createRetryingFetch({ ...options, attempts: 100, fetch })('http://x/'),
+    );
+    expect(error).toMatchObject({ name: 'TimeoutError' });
+    expect(elapsed).toBeGreaterThanOrEqual(25_000);
+    expect(elapsed).toBeLessThanOrEqual(25_200);
+    expect(calls()).toBe(3); // 10 s, 10 s, then the 5 s left
   });
 
   it("stops at once, without a retry, when the caller's own signal aborts", async () => {

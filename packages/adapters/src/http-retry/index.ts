@@ -34,7 +34,7 @@ export function createRetryingFetch({
     const started = Date.now();
     const left = () => totalTimeoutMs - (Date.now() - started);
     for (let attempt = 1; ; attempt++) {
-      const deadline = AbortSignal.timeout(Math.max(1, Math.min(attemptTimeoutMs, left())));
+      const deadline = timeoutSignal(Math.max(1, Math.min(attemptTimeoutMs, left())));
       const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
       let response: Response;
       try {
@@ -67,6 +67,20 @@ function retryAfterMs(header: string | null): number | undefined {
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const date = Date.parse(header);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * AbortSignal.timeout, on the ordinary timer functions: the same TimeoutError, but a test's fake clock drives it
+ * (the deadline tests run in no real time). Unref'd, as AbortSignal.timeout's is: it never holds the process open.
+ */
+function timeoutSignal(ms: number): AbortSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    ms,
+  );
+  timer.unref?.();
+  return controller.signal;
 }
 
 function pause(ms: number): Promise<void> {
