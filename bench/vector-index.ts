@@ -1,46 +1,43 @@
 /**
  * Micro-benchmark of the embedded vector index: query latency (p50/p95) at 10k and 100k vectors in one namespace,
- * lexical-embedder vectors of synthetic text, unfiltered and with a scope filter. Run: `npx tsx bench/vector-index.ts [sizes...]`.
+ * the bench's corpus text (bench/lib/corpus.ts) through the product's lexical embedder and term extraction, hybrid
+ * queries as search sends them (DEFAULT_LEXICAL_WEIGHT), dense-only queries, and filters; then the upsert rate,
+ * close and reopen. Run: `npx tsx bench/vector-index.ts [sizes...]` (add `--hybrid-only` to skip the dense rows).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLexicalEmbedder } from '@memgate/adapters/embedders/lexical/index';
-import type { VectorItem } from '@memgate/core';
+import {
+  chunkTerms,
+  DEFAULT_LEXICAL_WEIGHT,
+  queryTermFrequencies,
+  type VectorItem,
+  type VectorQuery,
+} from '@memgate/core';
 import { createLocalVectorIndex } from '@memgate/local/vector-index/index';
-
-const WORDS =
-  'account password reset invoice payment refund shipping order delivery product warranty return policy support ' +
-  'login email address billing plan upgrade cancel subscription report revenue quarter sales region team meeting ' +
-  'schedule project deadline design review release version bug feature request customer feedback survey data'.split(
-    ' ',
-  );
-
-function syntheticText(i: number): string {
-  let state = i * 2654435761 + 1;
-  const words: string[] = [];
-  for (let w = 0; w < 60; w++) {
-    state = (state * 1103515245 + 12345) >>> 0;
-    words.push(WORDS[state % WORDS.length] as string);
-  }
-  return `${words.join(' ')} item ${i}`;
-}
+import { paragraph, queryText } from './lib/corpus.ts';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number;
 }
 
-async function run(size: number): Promise<void> {
+const BATCH = 1000;
+
+async function run(size: number, hybridOnly: boolean): Promise<void> {
   const embedder = createLexicalEmbedder({ dimension: 512 });
   const dir = mkdtempSync(join(tmpdir(), 'memgate-bench-'));
   const index = await createLocalVectorIndex({ dir });
+  let upsertMs = 0;
   const started = performance.now();
-  for (let offset = 0; offset < size; offset += 1000) {
-    const texts = Array.from({ length: Math.min(1000, size - offset) }, (_, i) => syntheticText(offset + i));
+  for (let offset = 0; offset < size; offset += BATCH) {
+    const texts = Array.from({ length: Math.min(BATCH, size - offset) }, (_, i) => paragraph(offset + i));
     const vectors = await embedder.embed(texts, 'document');
+    const terms = chunkTerms(texts);
     const items: VectorItem[] = vectors.map((values, i) => ({
       id: `chunk-${offset + i}`,
       values,
+      ...terms[i],
       metadata: {
         documentId: `doc-${Math.floor((offset + i) / 10)}`,
         userId: 'user-1',
@@ -52,24 +49,35 @@ async function run(size: number): Promise<void> {
         tags: [],
       },
     }));
+    const upsertStarted = performance.now();
     await index.upsert('user:bench', items);
+    upsertMs += performance.now() - upsertStarted;
   }
   const loadSeconds = (performance.now() - started) / 1000;
-  const queries = await embedder.embed(
-    Array.from({ length: 300 }, (_, i) => syntheticText(size + i).slice(0, 80)),
-    'query',
-  );
-  for (const [label, filter] of [
-    ['unfiltered', undefined],
-    ['scope=internal (90%)', { scopes: 'internal' }],
-    ['scope=external (10%)', { scopes: 'external' }],
-    ['scope=internal & contextType=resource', { scopes: 'internal', contextType: 'resource' }],
-    ['documentId (10 of n)', { documentId: 'doc-42' }],
-  ] as const) {
+  const texts = Array.from({ length: 300 }, (_, i) => queryText(size + i));
+  const vectors = await embedder.embed(texts, 'query');
+  const hybrid = (i: number) => ({
+    terms: queryTermFrequencies(texts[i] as string),
+    lexicalWeight: DEFAULT_LEXICAL_WEIGHT,
+  });
+  const rows: [string, (i: number) => Partial<VectorQuery>][] = [
+    ['hybrid, scope=internal (as search asks)', (i) => ({ ...hybrid(i), filter: { scopes: 'internal' } })],
+    ['hybrid, unfiltered', hybrid],
+    ['hybrid, scope=external (10%)', (i) => ({ ...hybrid(i), filter: { scopes: 'external' } })],
+  ];
+  if (!hybridOnly) {
+    rows.push(
+      ['dense, unfiltered', () => ({})],
+      ['dense, scope=internal (90%)', () => ({ filter: { scopes: 'internal' } })],
+      ['dense, documentId (10 of n)', () => ({ filter: { documentId: 'doc-42' } })],
+    );
+  }
+  for (const [label, extra] of rows) {
     const timings: number[] = [];
-    for (const vector of queries) {
+    for (const [i, vector] of vectors.entries()) {
+      const query = { vector, topK: 10, ...extra(i) };
       const t0 = performance.now();
-      await index.query('user:bench', { vector, topK: 10, ...(filter ? { filter } : {}) });
+      await index.query('user:bench', query);
       timings.push(performance.now() - t0);
     }
     timings.sort((a, b) => a - b);
@@ -80,15 +88,19 @@ async function run(size: number): Promise<void> {
   const closeStarted = performance.now();
   await index.close();
   console.log(
-    `${size} vectors: embed+upsert ${loadSeconds.toFixed(1)} s (${Math.round(size / loadSeconds)}/s), close ${((performance.now() - closeStarted) / 1000).toFixed(1)} s`,
+    `${size} vectors: embed+terms+upsert ${loadSeconds.toFixed(1)} s (${Math.round(size / loadSeconds)}/s), upsert alone ${((upsertMs * 1000) / size).toFixed(0)} µs per vector, close ${((performance.now() - closeStarted) / 1000).toFixed(1)} s`,
   );
   const reopenStarted = performance.now();
   const reopened = await createLocalVectorIndex({ dir });
-  await reopened.query('user:bench', { vector: queries[0] as Float32Array, topK: 1 });
+  await reopened.query('user:bench', { vector: vectors[0] as Float32Array, topK: 1 });
   console.log(`${size} vectors: reopen + first query ${((performance.now() - reopenStarted) / 1000).toFixed(2)} s`);
   await reopened.close();
   rmSync(dir, { recursive: true, force: true });
 }
 
-const sizes = process.argv.slice(2).map(Number);
-for (const size of sizes.length > 0 ? sizes : [10_000, 100_000]) await run(size);
+const hybridOnly = process.argv.includes('--hybrid-only');
+const sizes = process.argv
+  .slice(2)
+  .filter((arg) => !arg.startsWith('--'))
+  .map(Number);
+for (const size of sizes.length > 0 ? sizes : [10_000, 100_000]) await run(size, hybridOnly);

@@ -19,12 +19,13 @@ type ChildMessage =
 
 /**
  * Starts the local server (`startLocalServer`) in a child Node process with `env` as its whole configuration, and
- * waits until it listens. With DYNAMODB_ENDPOINT set it uses that DynamoDB; without, it starts its own.
+ * waits until it listens. With DYNAMODB_ENDPOINT set it uses that DynamoDB; without, it starts its own. `nodeFlags`
+ * go to its `node` (e.g. `--cpu-prof`, bench/search-profile.ts).
  */
-export async function startServerChild(env: Record<string, string>): Promise<ServerChild> {
+export async function startServerChild(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServerChild> {
   const entry = fileURLToPath(new URL('./server-child.ts', import.meta.url));
   const child: ChildProcess = fork(entry, [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...nodeFlags],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

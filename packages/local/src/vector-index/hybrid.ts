@@ -1,5 +1,5 @@
 import type { VectorMatch, VectorMetadata, VectorQuery } from '@memgate/core';
-import { copy, exactScore, filterTest, inverseNorm, searchDense } from './search.ts';
+import { ANY, copy, exactScore, filterTest, inverseNorm, searchDense } from './search.ts';
 import type { NamespaceStore } from './store.ts';
 
 /**
@@ -17,52 +17,78 @@ export function searchNamespace(store: NamespaceStore, query: VectorQuery): Vect
   const topK = Math.min(Math.floor(query.topK), store.size);
   const accepts = filterTest(store, query.filter);
   if (!accepts || !(topK > 0)) return dense;
-  const { slots, scores: lexical } = store.lexical.score(query.terms, accepts);
+  const { slots, count, scores: lexical } = store.lexical.score(query.terms, accepts === ANY ? undefined : accepts);
 
-  const fused = new Map<number, number>();
+  // Fused scores in the order they were computed (dense top first): ties keep that order when ranked.
+  const fused: Fused[] = [];
+  const chosen = store.marks;
   for (const match of dense) {
     const slot = store.idToSlot.get(match.id) as number;
-    fused.set(slot, (1 - weight) * match.score + weight * (lexical[slot] as number));
+    chosen[slot] = 1;
+    fused.push({ slot, value: (1 - weight) * match.score + weight * (lexical[slot] as number) });
   }
-  const best = new TopScores(topK, fused.values());
-  // A slot outside the dense top has a cosine of at most the top's last: with its lexical match, an upper bound.
-  const denseFloor = dense.length >= topK ? (dense.at(-1)?.score ?? 0) : 0;
-  const inverseQuery = inverseNorm(query.vector);
-  const score = (slot: number) => {
-    const value =
-      (1 - weight) * exactScore(store, slot, query.vector, inverseQuery) + weight * (lexical[slot] as number);
-    fused.set(slot, value);
-    best.offer(value);
-  };
-  // The best lexical matches first (they set a floor), then only those whose bound can still reach it, best first.
-  const rest = slots.filter((slot) => !fused.has(slot));
-  for (const slot of bestByLexical(rest, lexical, topK)) score(slot);
-  const reach = (best.floor - (1 - weight) * denseFloor) / weight;
-  const open = rest.filter((slot) => !fused.has(slot) && (lexical[slot] as number) >= reach);
-  open.sort((a, b) => (lexical[b] as number) - (lexical[a] as number));
-  for (const slot of open) {
-    if (weight * (lexical[slot] as number) + (1 - weight) * denseFloor < best.floor) break;
-    score(slot);
+  try {
+    const best = new TopScores(topK, fused);
+    // A slot outside the dense top has a cosine of at most the top's last: with its lexical match, an upper bound.
+    const denseFloor = dense.length >= topK ? (dense.at(-1)?.score ?? 0) : 0;
+    const inverseQuery = inverseNorm(query.vector);
+    const score = (slot: number) => {
+      chosen[slot] = 1;
+      const value =
+        (1 - weight) * exactScore(store, slot, query.vector, inverseQuery) + weight * (lexical[slot] as number);
+      fused.push({ slot, value });
+      best.offer(value);
+    };
+    // The best lexical matches first (they set a floor), then only those whose bound can still reach it, best first.
+    for (const slot of bestByLexical(slots, count, lexical, chosen, topK)) score(slot);
+    const reach = (best.floor - (1 - weight) * denseFloor) / weight;
+    const open: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const slot = slots[i] as number;
+      if (chosen[slot] === 0 && (lexical[slot] as number) >= reach) open.push(slot);
+    }
+    open.sort((a, b) => (lexical[b] as number) - (lexical[a] as number));
+    for (const slot of open) {
+      if (weight * (lexical[slot] as number) + (1 - weight) * denseFloor < best.floor) break;
+      score(slot);
+    }
+  } finally {
+    for (const { slot } of fused) chosen[slot] = 0;
   }
-  return [...fused]
-    .sort((a, b) => b[1] - a[1])
+  return fused
+    .sort((a, b) => b.value - a.value)
     .slice(0, topK)
-    .map(([slot, value]) => {
+    .map(({ slot, value }) => {
       const record = store.slots[slot] as { id: string; metadata: VectorMetadata };
       return { id: record.id, score: Math.min(1, Math.max(0, value)), metadata: copy(record.metadata) };
     });
 }
 
-/** The `count` slots of `slots` with the highest lexical match (one pass, a sorted array of `count`). */
-function bestByLexical(slots: readonly number[], lexical: Float64Array, count: number): number[] {
+interface Fused {
+  slot: number;
+  value: number;
+}
+
+/** The `limit` unchosen matched slots with the highest lexical match, best first (ties: the earlier match first). */
+function bestByLexical(
+  slots: Int32Array,
+  count: number,
+  lexical: Float64Array,
+  chosen: Uint8Array,
+  limit: number,
+): number[] {
   const kept: number[] = [];
-  for (const slot of slots) {
+  let lowest = Number.NEGATIVE_INFINITY; // the last kept value once `limit` are kept
+  for (let i = 0; i < count; i++) {
+    const slot = slots[i] as number;
+    if (chosen[slot] !== 0) continue;
     const value = lexical[slot] as number;
-    if (kept.length >= count && value <= (lexical[kept.at(-1) as number] as number)) continue;
-    let at = kept.findIndex((other) => (lexical[other] as number) < value);
-    if (at < 0) at = kept.length;
+    if (kept.length >= limit && value <= lowest) continue;
+    let at = kept.length;
+    while (at > 0 && (lexical[kept[at - 1] as number] as number) < value) at--;
     kept.splice(at, 0, slot);
-    if (kept.length > count) kept.pop();
+    if (kept.length > limit) kept.pop();
+    if (kept.length >= limit) lowest = lexical[kept[kept.length - 1] as number] as number;
   }
   return kept;
 }
@@ -72,9 +98,12 @@ class TopScores {
   private readonly scores: number[];
   constructor(
     private readonly size: number,
-    initial: Iterable<number>,
+    initial: readonly Fused[],
   ) {
-    this.scores = [...initial].sort((a, b) => b - a).slice(0, size);
+    this.scores = initial
+      .map((entry) => entry.value)
+      .sort((a, b) => b - a)
+      .slice(0, size);
   }
   get floor(): number {
     return this.scores.length >= this.size ? (this.scores.at(-1) as number) : Number.NEGATIVE_INFINITY;

@@ -1,4 +1,5 @@
 import { inverseDocumentFrequency, type SparseValues, saturatedFrequency } from '@memgate/core';
+import { TermPostings } from './term-postings.ts';
 
 // BM25+ with core's parameters and formula (core/context/lexical/bm25.ts), which the history filter uses too.
 
@@ -8,64 +9,77 @@ export interface SlotTerms {
   contextTerms?: SparseValues | undefined;
 }
 
-/** Lexical matches of one query: the matched `slots`, and `scores[slot]` for every slot (0 if not matched), valid until the next call. */
+/**
+ * Lexical matches of one query, valid until the next call: `slots[0..count)` are the matched slots in the order
+ * they were first met, and `scores[slot]` is the match of every slot (0 if not matched).
+ */
 export interface LexicalMatches {
-  slots: number[];
+  slots: Int32Array;
+  count: number;
   scores: Float64Array;
 }
 
+/** A slot test for filters; `undefined` accepts every slot. */
+export type SlotFilter = ((slot: number) => boolean) | undefined;
+
+// Per-slot state while scoring one query.
+const UNSEEN = 0;
+const CONTEXT_ONLY = 1;
+const MATCHED = 2;
+const REFUSED = 3;
+
 /**
- * The lexical half of one namespace: postings (term → slot → frequency) and the statistics BM25 needs (document
- * count, total length, document frequency = a posting's size), kept exact on every upsert and delete, so a deleted
- * text never matches and the statistics are the tenant's own. A slot's frequency of a term is its own count plus
- * its neighbours' weighted count, stored negated when the term is only its neighbours' (it then cannot make the
- * slot match); its length is the sum of both.
+ * The lexical half of one namespace: postings (term → slots with their frequency, typed arrays, see
+ * term-postings.ts) and the statistics BM25 needs (document count, total length, document frequency = a term's
+ * live postings), kept exact on every upsert and delete, so a deleted text never matches and the statistics are
+ * the tenant's own. A slot's frequency of a term is its own count plus its neighbours' weighted count, stored
+ * negated when the term is only its neighbours' (it then cannot make the slot match); its length is the sum of both.
  */
 export class LexicalPostings {
-  private readonly postings = new Map<number, Map<number, number>>();
+  private readonly postings = new Map<number, TermPostings>();
   private lengths = new Float64Array(1024);
+  /** Bumped when a slot's postings are removed: older postings of the slot are dead (term-postings.ts). */
+  private epochs = new Uint32Array(1024);
   private documents = 0;
   private totalLength = 0;
   // Scratch for `score`, reused: a search touches every slot holding a query term, without allocating per slot.
   private scores = new Float64Array(1024);
-  private owned = new Uint8Array(1024);
-  private matched: number[] = [];
+  private state = new Uint8Array(1024);
+  private touched = new Int32Array(1024);
+  private matched = new Int32Array(1024);
+  private matchedCount = 0;
 
   add(slot: number, { terms, contextTerms }: SlotTerms): void {
-    const merged = new Map<number, number>();
-    let length = 0;
-    terms?.indices.forEach((term, i) => {
-      const frequency = terms.values[i] as number;
-      if (frequency > 0) merged.set(term, (merged.get(term) ?? 0) + frequency);
-      if (frequency > 0) length += frequency;
-    });
-    const own = new Set(merged.keys());
-    contextTerms?.indices.forEach((term, i) => {
-      const frequency = contextTerms.values[i] as number;
-      if (frequency > 0) merged.set(term, (merged.get(term) ?? 0) + frequency);
-      if (frequency > 0) length += frequency;
-    });
+    const merged = mergedFrequencies(terms, contextTerms);
     if (merged.size === 0) return;
-    for (const [term, frequency] of merged) {
-      const stored = own.has(term) ? frequency : -frequency;
-      const slots = this.postings.get(term);
-      if (slots) slots.set(slot, stored);
-      else this.postings.set(term, new Map([[slot, stored]]));
-    }
     this.ensureCapacity(slot + 1);
+    const epoch = this.epochs[slot] as number;
+    for (const [term, { frequency, own }] of merged) {
+      let posting = this.postings.get(term);
+      if (!posting) {
+        posting = new TermPostings();
+        this.postings.set(term, posting);
+      }
+      posting.append(slot, own ? frequency : -frequency, epoch);
+    }
+    // Summed as the terms come (own, then neighbours'), so a slot's length is the same bits after a restart.
+    const length = positiveSum(contextTerms, positiveSum(terms, 0));
     this.lengths[slot] = length;
     this.documents += 1;
     this.totalLength += length;
   }
 
   remove(slot: number, { terms, contextTerms }: SlotTerms): void {
-    let removed = false;
-    for (const term of [...(terms?.indices ?? []), ...(contextTerms?.indices ?? [])]) {
-      const slots = this.postings.get(term);
-      if (slots?.delete(slot)) removed = true;
-      if (slots?.size === 0) this.postings.delete(term);
+    if (slot >= this.lengths.length || !((this.lengths[slot] as number) > 0)) return; // never counted
+    const epochs = this.epochs;
+    epochs[slot] = ((epochs[slot] as number) + 1) >>> 0;
+    for (const term of mergedFrequencies(terms, contextTerms).keys()) {
+      const posting = this.postings.get(term);
+      if (!posting) continue;
+      posting.release();
+      if (posting.live === 0) this.postings.delete(term);
+      else if (posting.wasteful()) posting.compact(epochs);
     }
-    if (!removed) return;
     this.documents -= 1;
     this.totalLength -= this.lengths[slot] as number;
     this.lengths[slot] = 0;
@@ -77,64 +91,109 @@ export class LexicalPostings {
    * A query term the namespace has never seen counts in the ceiling at the highest inverse document frequency,
    * so a question whose main words appear nowhere scores low everywhere.
    */
-  score(query: SparseValues, accepts: (slot: number) => boolean): LexicalMatches {
-    const { scores, owned, lengths } = this;
-    for (const slot of this.matched) scores[slot] = 0;
-    const slots: number[] = [];
-    this.matched = slots;
-    if (this.documents === 0) return { slots, scores };
+  score(query: SparseValues, accepts: SlotFilter): LexicalMatches {
+    for (let i = 0; i < this.matchedCount; i++) this.scores[this.matched[i] as number] = 0;
+    this.matchedCount = 0;
+    const matches: LexicalMatches = { slots: this.matched, count: 0, scores: this.scores };
+    if (this.documents === 0) return matches;
     const averageLength = this.totalLength / this.documents || 1;
-    const weighted: [Map<number, number>, number][] = [];
+    const weighted: [TermPostings, number][] = [];
     let ceiling = 0;
     query.indices.forEach((term, i) => {
       const count = query.values[i] as number;
       if (!(count > 0)) return;
       const posting = this.postings.get(term);
-      const frequency = posting?.size ?? 0;
-      const idf = inverseDocumentFrequency(this.documents, frequency);
+      const idf = inverseDocumentFrequency(this.documents, posting?.live ?? 0);
       ceiling += count * idf;
       if (posting) weighted.push([posting, count * idf]);
     });
-    if (!(ceiling > 0)) return { slots, scores };
-    const touched: number[] = [];
+    if (!(ceiling > 0)) return matches;
+    const { scores, state, lengths, epochs, touched } = this;
+    let touchedCount = 0;
+    // Each slot's score is summed over the query's terms in query order, so it does not depend on posting order.
     for (const [posting, weight] of weighted) {
       const share = weight / ceiling;
-      for (const [slot, stored] of posting) {
-        if (owned[slot] === 0) {
-          if (!accepts(slot)) {
-            owned[slot] = 3; // refused: skipped by the other terms too
-            touched.push(slot);
+      const { slots, frequencies, epochs: written, size } = posting;
+      for (let i = 0; i < size; i++) {
+        const slot = slots[i] as number;
+        if (written[i] !== epochs[slot]) continue; // a removed slot's posting, not compacted yet
+        const seen = state[slot] as number;
+        if (seen === UNSEEN) {
+          touched[touchedCount++] = slot;
+          if (accepts !== undefined && !accepts(slot)) {
+            state[slot] = REFUSED; // skipped by the other terms too
             continue;
           }
-          owned[slot] = 1;
+          state[slot] = CONTEXT_ONLY;
           scores[slot] = 0;
-          touched.push(slot);
-        } else if (owned[slot] === 3) continue;
+        } else if (seen === REFUSED) continue;
+        const stored = frequencies[i] as number;
+        if (stored > 0) state[slot] = MATCHED;
         const frequency = stored < 0 ? -stored : stored;
-        if (stored > 0) owned[slot] = 2;
         scores[slot] =
           (scores[slot] as number) + share * saturatedFrequency(frequency, lengths[slot] as number, averageLength);
       }
     }
-    for (const slot of touched) {
-      if (owned[slot] === 2) {
-        slots.push(slot);
+    const matched = this.matched;
+    let count = 0;
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = touched[i] as number;
+      if (state[slot] === MATCHED) {
+        matched[count++] = slot;
         if ((scores[slot] as number) > 1) scores[slot] = 1;
       } else scores[slot] = 0;
-      owned[slot] = 0;
+      state[slot] = UNSEEN;
     }
-    return { slots, scores };
+    matches.count = count;
+    this.matchedCount = count;
+    return matches;
   }
 
   private ensureCapacity(slots: number): void {
     if (slots <= this.lengths.length) return;
     const size = Math.max(slots, this.lengths.length * 2);
-    const lengths = new Float64Array(size);
-    lengths.set(this.lengths);
-    this.lengths = lengths;
-    const scores = new Float64Array(size);
-    scores.set(this.scores);
-    this.scores = scores;
-    this.owned = new Uint8Array(size);
+    const grow = <T extends Float64Array | Uint32Array>(array: T, next: T): T => {
+      next.set(array);
+      return next;
+    };
+    this.lengths = grow(this.lengths, new Float64Array(size));
+    this.epochs = grow(this.epochs, new Uint32Array(size));
+    this.scores = new Float64Array(size);
+    this.state = new Uint8Array(size);
+    this.touched = new Int32Array(size);
+    this.matched = new Int32Array(size);
+    this.matchedCount = 0;
   }
+}
+
+/**
+ * A slot's terms as the index holds them: each term with a positive frequency, own or its neighbours', summed;
+ * `own` when the slot's own text holds it.
+ */
+function mergedFrequencies(
+  terms: SparseValues | undefined,
+  contextTerms: SparseValues | undefined,
+): Map<number, { frequency: number; own: boolean }> {
+  const merged = new Map<number, { frequency: number; own: boolean }>();
+  const gather = (sparse: SparseValues | undefined, own: boolean) => {
+    if (!sparse) return;
+    for (let i = 0; i < sparse.indices.length; i++) {
+      const frequency = sparse.values[i] as number;
+      if (!(frequency > 0)) continue;
+      const term = sparse.indices[i] as number;
+      const entry = merged.get(term);
+      if (entry) entry.frequency += frequency;
+      else merged.set(term, { frequency, own });
+    }
+  };
+  gather(terms, true);
+  gather(contextTerms, false);
+  return merged;
+}
+
+/** `start` plus each positive value of `sparse`, added one at a time. */
+function positiveSum(sparse: SparseValues | undefined, start: number): number {
+  let sum = start;
+  if (sparse) for (const value of sparse.values) if (value > 0) sum += value;
+  return sum;
 }

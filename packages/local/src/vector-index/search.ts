@@ -15,15 +15,23 @@ const GRAPH_RESULT_COST = 16;
 const WIDENINGS = 2;
 
 export type SlotTest = (slot: number) => boolean;
-const ANY: SlotTest = () => true;
+export const ANY: SlotTest = () => true;
 
-/** Which slots pass `filter`: every entry's posting list must hold the slot; `undefined` when none can. */
+/**
+ * Which slots pass `filter`: every entry's posting list must hold the slot; `undefined` when none can. A list that
+ * holds every live slot (the tenant's owner, a scope all its records share) tests nothing and is left out.
+ */
 export function filterTest(store: NamespaceStore, filter: VectorFilter | undefined): SlotTest | undefined {
   const entries = filterEntries(filter);
-  if (entries.length === 0) return ANY;
   const postings = entries.map(([field, value]) => store.postings.get(postingKey(field, value)));
   if (postings.some((set) => set === undefined)) return undefined;
-  return (slot) => postings.every((set) => (set as Set<number>).has(slot));
+  const narrowing = (postings as Set<number>[]).filter((set) => set.size < store.size);
+  if (narrowing.length === 0) return ANY;
+  if (narrowing.length === 1) {
+    const [only] = narrowing as [Set<number>];
+    return (slot) => only.has(slot);
+  }
+  return (slot) => narrowing.every((set) => set.has(slot));
 }
 
 /**

@@ -43,12 +43,15 @@ export class NamespaceStore {
   arena: Float32Array;
   /** 1/‖v‖ per slot (0 for the zero vector), so exact scans cost one dot product. */
   inverseNorms: Float32Array;
+  /** Scratch of one search, all 0 between searches: which slots it has already scored (hybrid.ts). */
+  marks: Uint8Array;
 
   constructor(dimension: number, capacity = 1024) {
     this.dimension = dimension;
     this.hnsw = createGraph(dimension);
     this.arena = new Float32Array(capacity * dimension);
     this.inverseNorms = new Float32Array(capacity);
+    this.marks = new Uint8Array(capacity);
   }
 
   get size(): number {
@@ -164,6 +167,7 @@ export class NamespaceStore {
     norms.set(this.inverseNorms);
     this.arena = arena;
     this.inverseNorms = norms;
+    this.marks = new Uint8Array(next);
   }
 }
 

@@ -1,0 +1,171 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  chunkTerms,
+  inverseDocumentFrequency,
+  queryTermFrequencies,
+  type SparseValues,
+  saturatedFrequency,
+  type VectorFilter,
+  type VectorItem,
+  type VectorMetadata,
+} from '@memgate/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
+
+const DIMENSION = 8;
+const NAMESPACE = 'user:u1';
+
+interface Live {
+  values: Float32Array;
+  metadata: VectorMetadata;
+  terms?: SparseValues | undefined;
+  contextTerms?: SparseValues | undefined;
+}
+
+/** A seeded generator, so every run replays the same corpus and queries. */
+function generator(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/**
+ * The port's hybrid score computed the slow, obvious way over every live vector: BM25+ from scratch over the live
+ * texts (document frequency, average length), the cosine in float64 (the index keeps float32 vectors, hence
+ * agreement to 1e-6), no pruning. Neighbour weights are powers of two, so lengths sum alike in any order.
+ */
+function exhaustive(
+  live: Map<string, Live>,
+  query: { vector: Float32Array; terms: SparseValues; lexicalWeight: number; topK: number; filter?: VectorFilter },
+) {
+  const merged = new Map<string, Map<number, { frequency: number; own: boolean }>>();
+  let totalLength = 0;
+  for (const [id, { terms, contextTerms }] of live) {
+    const frequencies = new Map<number, { frequency: number; own: boolean }>();
+    for (const [sparse, own] of [
+      [terms, true],
+      [contextTerms, false],
+    ] as const) {
+      sparse?.indices.forEach((term, i) => {
+        const value = sparse.values[i] as number;
+        if (!(value > 0)) return;
+        const entry = frequencies.get(term) ?? { frequency: 0, own };
+        entry.frequency += value;
+        frequencies.set(term, entry);
+        totalLength += value;
+      });
+    }
+    if (frequencies.size > 0) merged.set(id, frequencies);
+  }
+  const documents = merged.size;
+  const averageLength = totalLength / documents || 1;
+  const frequencyOf = (term: number) => [...merged.values()].filter((terms) => terms.has(term)).length;
+  const weights = query.terms.indices.map(
+    (term, i) => (query.terms.values[i] as number) * inverseDocumentFrequency(documents, frequencyOf(term)),
+  );
+  const ceiling = weights.reduce((sum, weight) => sum + weight, 0);
+  const norm = (vector: Float32Array) => Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+  const passes = (metadata: VectorMetadata) =>
+    Object.entries(query.filter ?? {}).every(([field, value]) => {
+      const held = metadata[field as keyof VectorMetadata];
+      return Array.isArray(held) ? held.includes(value as string) : held === value;
+    });
+  const scored = [...live].flatMap(([id, { values, metadata }]) => {
+    if (!passes(metadata)) return [];
+    const terms = merged.get(id);
+    const length = [...(terms?.values() ?? [])].reduce((sum, { frequency }) => sum + frequency, 0);
+    let lexical = 0;
+    let matched = false;
+    query.terms.indices.forEach((term, i) => {
+      const entry = terms?.get(term);
+      if (!entry) return;
+      matched ||= entry.own;
+      lexical += ((weights[i] as number) / ceiling) * saturatedFrequency(entry.frequency, length, averageLength);
+    });
+    const dot = values.reduce((sum, value, i) => sum + value * (query.vector[i] as number), 0);
+    const cosine = Math.min(1, Math.max(0, dot / (norm(values) * norm(query.vector))));
+    const score = (1 - query.lexicalWeight) * cosine + query.lexicalWeight * (matched ? Math.min(1, lexical) : 0);
+    return [{ id, score }];
+  });
+  return {
+    top: [...scored].sort((a, b) => b.score - a.score).slice(0, query.topK),
+    all: new Map(scored.map(({ id, score }) => [id, score])),
+  };
+}
+
+const opened: LocalVectorIndex[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((index) => index.close()));
+});
+
+describe('local vector index: hybrid search', () => {
+  it('returns exactly the top of an exhaustive scoring, through upserts, replacements, deletes and a restart', async () => {
+    const random = generator(7);
+    const vocabulary = Array.from({ length: 120 }, (_, i) => `word${i.toString(36)}z`);
+    // Skewed word choice: a few terms in most texts (long postings), many rare ones.
+    const word = () => vocabulary[Math.floor(vocabulary.length * random() ** 3)] as string;
+    const text = () => Array.from({ length: 2 + Math.floor(random() * 30) }, word).join(' ');
+    const vector = () => Float32Array.from({ length: DIMENSION }, () => random() - 0.4);
+    const dir = mkdtempSync(join(tmpdir(), 'memgate-hybrid-'));
+    let index = await createLocalVectorIndex({ dir, snapshotAfterBytes: 64 * 1024 });
+    opened.push(index);
+    const live = new Map<string, Live>();
+    const ids: string[] = [];
+    let checked = 0;
+    for (let step = 0; step < 60; step++) {
+      const texts = Array.from({ length: 5 + Math.floor(random() * 40) }, text);
+      const terms = chunkTerms(texts, { span: 2, weight: 0.25 });
+      const items: VectorItem[] = texts.map((_, i) => {
+        // Some items replace an existing id: its slot is reused and its old postings must die.
+        const replaced = random() < 0.25 && ids.length > 0;
+        const id = replaced ? (ids[Math.floor(random() * ids.length)] as string) : `chunk-${step}-${i}`;
+        if (!replaced) ids.push(id);
+        const metadata: VectorMetadata = {
+          documentId: `doc-${step % 7}`,
+          userId: 'u1',
+          scopes: [random() < 0.2 ? 'external' : 'internal'],
+          source: 's',
+          fileName: 'f.txt',
+          docType: 'txt',
+          contextType: 'resource',
+          tags: [],
+        };
+        return { id, values: vector(), metadata, ...terms[i] };
+      });
+      await index.upsert(NAMESPACE, items);
+      for (const item of items) live.set(item.id, item);
+      const gone = Array.from({ length: Math.floor(random() * 12) }, () => ids[Math.floor(random() * ids.length)]);
+      await index.delete(NAMESPACE, gone as string[]);
+      for (const id of gone) live.delete(id as string);
+      if (step === 30) {
+        await index.close();
+        index = await createLocalVectorIndex({ dir, snapshotAfterBytes: 64 * 1024 });
+        opened.push(index);
+      }
+      for (const filter of [undefined, { scopes: 'internal' }, { scopes: 'external' }, { documentId: 'doc-3' }]) {
+        const query = {
+          vector: vector(),
+          terms: queryTermFrequencies(Array.from({ length: 1 + Math.floor(random() * 5) }, word).join(' ')),
+          lexicalWeight: [0.7, 0.3, 1][step % 3] as number,
+          topK: [1, 5, 20][Math.floor(random() * 3)] as number,
+          ...(filter ? { filter } : {}),
+        };
+        const { top, all } = exhaustive(live, query);
+        const found = await index.query(NAMESPACE, query);
+        // Same length, and at each rank the score the exhaustive ranking has there: the same top, ties in any order.
+        expect(found).toHaveLength(top.length);
+        expect(new Set(found.map((match) => match.id)).size).toBe(found.length);
+        found.forEach((match, i) => {
+          expect(match.score).toBeCloseTo(top[i]?.score as number, 6);
+          expect(all.get(match.id)).toBeCloseTo(top[i]?.score as number, 6);
+        });
+        checked++;
+      }
+    }
+    expect(checked).toBe(240);
+  });
+});
