@@ -79,7 +79,7 @@ export async function lambdaArea(env: BenchEnv): Promise<AreaResult> {
       title: 'Lambda bundles and cold starts',
       figures,
       notes: [
-        `Bundles built by scripts/build.ts in ${round(buildSeconds)} s (minified ESM; the AWS SDK bundled, except in proxy and chat-stream, which take the Node 20 runtime's as in Lambda); size = every file the function can load from its directory (index.mjs and any module beside it, source maps excepted), the figure the build's 1 MB budget checks.`,
+        `Bundles built by scripts/build.ts in ${round(buildSeconds)} s (minified ESM, the AWS SDK bundled); size = every file the function can load from its directory (index.mjs and any module beside it, source maps excepted), the figure the build's 1 MB budget checks.`,
         `Cold start = importing the bundle (module loading and the composition root) + serving one real first event (authenticated, touching DynamoDB Local and the Pinecone emulator), in a fresh \`node\` process; median of ${runs} processes per function. Node's own boot is not part of the figure (each row's note gives it with the boot counted).`,
       ],
       series,
