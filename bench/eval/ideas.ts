@@ -1,3 +1,5 @@
+import { SCORING_IDEAS } from './ideas-scoring.ts';
+
 /**
  * Ideas tried on the evaluation (issue #13, item 4), one row each in EVAL.md: what was measured before and after
  * (with `npm run eval`, the figures of that run) and whether the change was kept. Kept only if it helps.
@@ -51,7 +53,7 @@ export const IDEAS: Idea[] = [
     before: 'w 0.7: 0.360 / 0.648 / 0.730',
     after: 'w 1.0: 0.349 / 0.652 / 0.737; w 0.5: 0.344 / 0.612 / 0.704 (npm run eval)',
     kept: true,
-    note: 'kept 0.7 (best recall@1; within 0.01 elsewhere); 0.3 with neural embeddings (not measurable here)',
+    note: 'kept 0.7 then (best recall@1; within 0.01 elsewhere), 0.8 since neighbours before a chunk count more (below); 0.3 with neural embeddings (not measurable here)',
   },
   {
     idea: 'Irregular English forms mapped before stemming (went → go, children → child)',
@@ -135,7 +137,7 @@ export const IDEAS: Idea[] = [
     before: BEFORE_HISTORY,
     after: 'min 0.065: 0.911 at 27.2%; 0.07: 0.906 at 25.4%; 0.08: 0.905 at 22.2%',
     kept: true,
-    note: 'the default (PROXY_HISTORY_MIN_SIMILARITY 0.065 with EMBEDDINGS=local); an unrelated question before a relevant exchange is dropped',
+    note: 'an unrelated question before a relevant exchange is dropped; the floor is 0.055 since the lexical weight is 0.8 (below)',
   },
   {
     idea: 'Lexical weight 1.0 or 0.85 instead of 0.7 (span 2, weight 0.3)',
@@ -153,4 +155,5 @@ export const IDEAS: Idea[] = [
     kept: false,
     note: 'within noise, one more pass',
   },
+  ...SCORING_IDEAS,
 ];

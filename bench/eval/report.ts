@@ -46,6 +46,23 @@ function retrievalTable(result: RetrievalResult): string[] {
   return lines;
 }
 
+/** Overall recall on each half of the conversations: what a setting chosen on one half does on the other. */
+function halvesTable(result: RetrievalResult): string[] {
+  if (!result.halves) return [];
+  const cells = (row: RecallRow) => `${f3(row.r1)} | ${f3(row.r5)} | ${f3(row.r10)}`;
+  return [
+    'By half of the conversations (settings are chosen on one half and checked on the other, "Ideas tried"):',
+    '',
+    '| conversations | questions | memgate r@1 | r@5 | r@10 | stemmed BM25 r@1 | r@5 | r@10 |',
+    '|---|---|---|---|---|---|---|---|',
+    ...result.halves.map(
+      (half) =>
+        `| ${half.conversations.join(', ')} | ${half.memgate.questions} | ${cells(half.memgate)} | ${cells(half.stemmedBm25)} |`,
+    ),
+    '',
+  ];
+}
+
 function historyTable(result: HistoryResult): string[] {
   const line = (name: string, row: HistoryRow) => `| ${name} | ${f3(row.evidenceKept)} | ${pct(row.size)} |`;
   return [
@@ -117,6 +134,7 @@ export function renderEvalMarkdown(report: EvalReport): string {
       '',
       ...retrievalTable(report.retrieval),
       '',
+      ...halvesTable(report.retrieval),
     );
   }
   if (report.history) {

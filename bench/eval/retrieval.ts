@@ -1,6 +1,6 @@
 import type { Conversation, Question } from './dataset.ts';
 import { bm25Ranker, stemmedBm25Ranker, type TurnRanker } from './peers.ts';
-import { type RecallTable, recallTable } from './recall.ts';
+import { type RecallRow, type RecallTable, recallTable } from './recall.ts';
 import { type EvalTarget, mapLimited, post, userOf } from './target.ts';
 
 export const TOP_K = 10;
@@ -10,6 +10,17 @@ export interface RetrievalResult {
   memgate: RecallTable;
   bm25: RecallTable;
   stemmedBm25: RecallTable;
+  /**
+   * The same recall over each half of the conversations (the first 60%, the rest): settings chosen on one half
+   * should help on the other too (EVAL.md, "Ideas tried"). Absent with fewer than 2 conversations.
+   */
+  halves?: RetrievalHalf[];
+}
+
+export interface RetrievalHalf {
+  conversations: string[];
+  memgate: RecallRow;
+  stemmedBm25: RecallRow;
 }
 
 interface Ranked {
@@ -64,5 +75,21 @@ export async function evaluateRetrieval(
       `retrieval: ${conversation.id}: ${conversation.turns.length} turns, ${conversation.questions.length} questions`,
     );
   }
-  return { memgate: recallTable(memgate), bm25: recallTable(bm25), stemmedBm25: recallTable(stemmed) };
+  const result: RetrievalResult = {
+    memgate: recallTable(memgate),
+    bm25: recallTable(bm25),
+    stemmedBm25: recallTable(stemmed),
+  };
+  if (conversations.length >= 2) {
+    // Questions were pushed conversation by conversation: the first half's are the first `asked` of each list.
+    const cut = Math.min(conversations.length - 1, Math.ceil(conversations.length * 0.6));
+    const asked = conversations.slice(0, cut).reduce((sum, conversation) => sum + conversation.questions.length, 0);
+    const halfOf = (from: number, to: number, questions: [number, number]) => ({
+      conversations: conversations.slice(from, to).map((conversation) => conversation.id),
+      memgate: recallTable(memgate.slice(...questions)).overall,
+      stemmedBm25: recallTable(stemmed.slice(...questions)).overall,
+    });
+    result.halves = [halfOf(0, cut, [0, asked]), halfOf(cut, conversations.length, [asked, memgate.length])];
+  }
+  return result;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   chunkTerms,
+  NO_NEIGHBOURS,
   queryTermFrequencies,
   type TenantKey,
   type VectorIndex,
@@ -27,7 +28,7 @@ export function hybridIndexConformance(
     id,
     values: axisVector(dimension, axis),
     metadata: metadataFor(metadata),
-    ...chunkTerms([text], { span: 0, weight: 0 })[0],
+    ...chunkTerms([text], NO_NEIGHBOURS)[0],
   });
   const query = (axis: number, text: string, lexicalWeight: number, topK = 10) => ({
     vector: axisVector(dimension, axis),
@@ -126,7 +127,8 @@ export function hybridIndexConformance(
       const ns = namespace();
       const [kitchen, garden] = chunkTerms(['coffee beans in the cupboard', 'tomatoes watered every morning'], {
         span: 1,
-        weight: 0.3,
+        before: 0.3,
+        after: 0.3,
       });
       await index.upsert(ns, [
         { ...item('kitchen', 0, ''), ...kitchen },

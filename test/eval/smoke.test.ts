@@ -9,7 +9,7 @@ import { signLocalToken } from '@memgate/local/token';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseConversations } from '../../bench/eval/dataset.ts';
 import { evaluateHistory } from '../../bench/eval/history.ts';
-import { renderEvalMarkdown } from '../../bench/eval/report.ts';
+import { type EvalReport, renderEvalMarkdown } from '../../bench/eval/report.ts';
 import { evaluateRetrieval } from '../../bench/eval/retrieval.ts';
 import { takeLastMessages } from '../../bench/eval/server.ts';
 import type { EvalTarget } from '../../bench/eval/target.ts';
@@ -51,6 +51,26 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+const reportBase: EvalReport = {
+  mode: 'quick',
+  startedAt: new Date(0).toISOString(),
+  seconds: 1,
+  machine: {
+    cpu: 'test',
+    cores: 1,
+    memoryGiB: 1,
+    os: 'test',
+    node: 'v0',
+    java: '',
+    loadAverage: 0,
+    commit: 'abc',
+    dirty: false,
+  },
+  settings: {},
+  data: { file: 'synthetic', conversations: ['synthetic-1'], questions: 3, historyQuestions: 3 },
+  ideas: [],
+};
+
 describe('the LoCoMo evaluation on a synthetic conversation', () => {
   it('reads turns in session order with photo captions, and scores only questions with evidence in categories 1-4', () => {
     const [conversation] = conversations;
@@ -78,6 +98,19 @@ describe('the LoCoMo evaluation on a synthetic conversation', () => {
     }
   });
 
+  it('reports recall on each half of the conversations, each half with its own questions', async () => {
+    const [conversation] = conversations as [(typeof conversations)[number]];
+    const again = { ...conversation, id: 'synthetic-2' };
+    const result = await evaluateRetrieval(target, [conversation, again]);
+    expect(result.halves?.map((half) => half.conversations)).toEqual([['synthetic-1'], ['synthetic-2']]);
+    for (const half of result.halves ?? []) {
+      expect(half.memgate).toEqual({ questions: 3, r1: 2.5 / 3, r5: 1, r10: 1 });
+      expect(half.stemmedBm25).toEqual(half.memgate);
+    }
+    const markdown = renderEvalMarkdown({ ...reportBase, retrieval: result });
+    expect(markdown).toContain('| synthetic-2 | 3 | 0.833 | 1.000 | 1.000 | 0.833 | 1.000 | 1.000 |');
+  });
+
   it("measures the history filter's evidence kept and size against recency and stemmed BM25 at the same size", async () => {
     const result = await evaluateHistory(target, conversations, { perConversation: 3 });
     expect(result.questions).toBe(3);
@@ -89,26 +122,7 @@ describe('the LoCoMo evaluation on a synthetic conversation', () => {
     expect(result.memgate.size).toBeGreaterThan(0);
     expect(result.memgate.size).toBeLessThan(1);
     expect(result.recency.size).toBeLessThanOrEqual(result.memgate.size);
-    const markdown = renderEvalMarkdown({
-      mode: 'quick',
-      startedAt: new Date(0).toISOString(),
-      seconds: 1,
-      machine: {
-        cpu: 'test',
-        cores: 1,
-        memoryGiB: 1,
-        os: 'test',
-        node: 'v0',
-        java: '',
-        loadAverage: 0,
-        commit: 'abc',
-        dirty: false,
-      },
-      settings: {},
-      data: { file: 'synthetic', conversations: ['synthetic-1'], questions: 3, historyQuestions: 3 },
-      history: result,
-      ideas: [],
-    });
+    const markdown = renderEvalMarkdown({ ...reportBase, history: result });
     expect(markdown).toContain('| memgate history filter | 1.000 |');
   });
 });

@@ -11,14 +11,27 @@ describe('loadConfig', () => {
 
   it('weighs the lexical match by the embedder unless HYBRID_LEXICAL_WEIGHT says otherwise', () => {
     expect(loadConfig({})).toMatchObject({
-      HYBRID_LEXICAL_WEIGHT: 0.7,
-      HYBRID_NEIGHBOUR_WEIGHT: 0.3,
+      HYBRID_LEXICAL_WEIGHT: 0.8,
+      HYBRID_NEIGHBOUR_BEFORE: 0.45,
+      HYBRID_NEIGHBOUR_AFTER: 0.15,
       HYBRID_NEIGHBOUR_SPAN: 2,
     });
     expect(loadConfig({ EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'http://e' }).HYBRID_LEXICAL_WEIGHT).toBe(0.3);
     expect(loadConfig({ HYBRID_LEXICAL_WEIGHT: '0' }).HYBRID_LEXICAL_WEIGHT).toBe(0);
     expect(() => loadConfig({ HYBRID_LEXICAL_WEIGHT: '1.2' })).toThrow(/HYBRID_LEXICAL_WEIGHT/);
     expect(() => loadConfig({ HYBRID_NEIGHBOUR_SPAN: '1.5' })).toThrow(/HYBRID_NEIGHBOUR_SPAN/);
+  });
+
+  it('weighs both sides alike with HYBRID_NEIGHBOUR_WEIGHT, unless a side is set on its own', () => {
+    expect(loadConfig({ HYBRID_NEIGHBOUR_WEIGHT: '0' })).toMatchObject({
+      HYBRID_NEIGHBOUR_BEFORE: 0,
+      HYBRID_NEIGHBOUR_AFTER: 0,
+    });
+    expect(loadConfig({ HYBRID_NEIGHBOUR_WEIGHT: '0.3', HYBRID_NEIGHBOUR_AFTER: '0.1' })).toMatchObject({
+      HYBRID_NEIGHBOUR_BEFORE: 0.3,
+      HYBRID_NEIGHBOUR_AFTER: 0.1,
+    });
+    expect(() => loadConfig({ HYBRID_NEIGHBOUR_BEFORE: '-0.1' })).toThrow(/HYBRID_NEIGHBOUR_BEFORE/);
   });
 
   it('names the variable of a bad value', () => {

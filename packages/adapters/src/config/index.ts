@@ -70,12 +70,18 @@ export const ConfigSchema = z.object({
   CHAT_TTL_DAYS: z.coerce.number().positive().default(30),
   // Hybrid retrieval (README "Search score"); defaults chosen on LoCoMo's development split (bench/EVAL.md).
   HYBRID_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).optional(),
-  HYBRID_NEIGHBOUR_WEIGHT: z.coerce.number().min(0).max(1).default(DEFAULT_NEIGHBOUR_WINDOW.weight),
+  // What a neighbouring chunk's term counts for: BEFORE for a chunk before it, AFTER for one after it; the older
+  // HYBRID_NEIGHBOUR_WEIGHT sets both where they are unset.
+  HYBRID_NEIGHBOUR_BEFORE: z.coerce.number().min(0).max(1).optional(),
+  HYBRID_NEIGHBOUR_AFTER: z.coerce.number().min(0).max(1).optional(),
+  HYBRID_NEIGHBOUR_WEIGHT: z.coerce.number().min(0).max(1).optional(),
   HYBRID_NEIGHBOUR_SPAN: z.coerce.number().int().min(0).max(10).default(DEFAULT_NEIGHBOUR_WINDOW.span),
 });
 
 type Relevance = 'PROXY_HISTORY_MIN_SIMILARITY' | 'PROXY_CONTEXT_MIN_SIMILARITY' | 'HYBRID_LEXICAL_WEIGHT';
-export type Config = Omit<z.infer<typeof ConfigSchema>, Relevance> & Record<Relevance, number>;
+type Neighbours = 'HYBRID_NEIGHBOUR_BEFORE' | 'HYBRID_NEIGHBOUR_AFTER';
+export type Config = Omit<z.infer<typeof ConfigSchema>, Relevance | Neighbours | 'HYBRID_NEIGHBOUR_WEIGHT'> &
+  Record<Relevance | Neighbours, number>;
 
 /**
  * Similarity floors when the variables are unset. Neural embeddings (DESIGN.md section 4's defaults) score a short
@@ -108,11 +114,11 @@ export const LEXICAL_RELEVANCE_FLOOR = 0.12;
 
 /**
  * The history filter's floor with the lexical embedder. Its score is hybrid (core/history/relevance.ts): a message
- * with no word of the question scores 0.3 of a lexical cosine (mostly under 0.06), so the floor sits just above.
- * On LoCoMo's development split (`npm run eval`, 200 questions): 0.065 keeps 0.911 of the evidence turns at 27% of
- * the history's characters; 0.07 0.906 at 25%; 0.08 0.905 at 22% (bench/EVAL.md).
+ * with no word of the question scores 0.2 of a lexical cosine (mostly under 0.05), so the floor sits just above.
+ * On LoCoMo's development split (`npm run eval`, 200 questions, lexical weight 0.8): 0.055 keeps 0.906 of the
+ * evidence turns at 28% of the history's characters; 0.05 0.910 at 29%; 0.065 0.865 at 21% (bench/EVAL.md).
  */
-export const LEXICAL_HISTORY_RELEVANCE_FLOOR = 0.065;
+export const LEXICAL_HISTORY_RELEVANCE_FLOOR = 0.055;
 
 /** Reads and checks configuration once; a bad value stops start-up with a message naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -122,8 +128,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`invalid configuration: ${String(issue?.path.join('.'))}: ${issue?.message}`);
   }
   const defaults = relevanceDefaults(result.data.EMBEDDINGS);
+  const { HYBRID_NEIGHBOUR_WEIGHT: bothSides, ...data } = result.data;
   const config: Config = {
-    ...result.data,
+    ...data,
+    HYBRID_NEIGHBOUR_BEFORE: data.HYBRID_NEIGHBOUR_BEFORE ?? bothSides ?? DEFAULT_NEIGHBOUR_WINDOW.before,
+    HYBRID_NEIGHBOUR_AFTER: data.HYBRID_NEIGHBOUR_AFTER ?? bothSides ?? DEFAULT_NEIGHBOUR_WINDOW.after,
     PROXY_HISTORY_MIN_SIMILARITY: result.data.PROXY_HISTORY_MIN_SIMILARITY ?? defaults.PROXY_HISTORY_MIN_SIMILARITY,
     PROXY_CONTEXT_MIN_SIMILARITY: result.data.PROXY_CONTEXT_MIN_SIMILARITY ?? defaults.PROXY_CONTEXT_MIN_SIMILARITY,
     HYBRID_LEXICAL_WEIGHT: result.data.HYBRID_LEXICAL_WEIGHT ?? defaults.HYBRID_LEXICAL_WEIGHT,

@@ -13,7 +13,11 @@ import type { ServiceInputs } from './index.ts';
 export function retrievalSettings(config: Config): RetrievalSettings {
   return {
     lexicalWeight: config.HYBRID_LEXICAL_WEIGHT,
-    neighbours: { span: config.HYBRID_NEIGHBOUR_SPAN, weight: config.HYBRID_NEIGHBOUR_WEIGHT },
+    neighbours: {
+      span: config.HYBRID_NEIGHBOUR_SPAN,
+      before: config.HYBRID_NEIGHBOUR_BEFORE,
+      after: config.HYBRID_NEIGHBOUR_AFTER,
+    },
   };
 }
 

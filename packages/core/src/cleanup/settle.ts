@@ -1,10 +1,8 @@
-import { chunkTerms } from '../context/lexical/index.ts';
+import { chunkTerms, NO_NEIGHBOURS } from '../context/lexical/index.ts';
 import type { ContextRecord } from '../context/record.ts';
 import { removeDeleting } from '../context/store/removal.ts';
 import type { CleanupOptions, CleanupReport } from './ports.ts';
 import { byTenant, deleteVectorsOf, vectorItemOf } from './vectors.ts';
-
-const NO_NEIGHBOURS = { span: 0, weight: 0 };
 
 type Settings = Required<Omit<CleanupOptions, 'sessions' | 'log'>> & Pick<CleanupOptions, 'log'>;
 

@@ -118,7 +118,7 @@ describe('slicedChunkTerms', () => {
         gaveWay += 1;
       },
     };
-    const window = { span: 4, weight: 0.2 };
+    const window = { span: 4, before: 0.2, after: 0.2 };
     expect(await slicedChunkTerms(texts, window, slice)).toEqual(chunkTerms(texts, window));
     expect(gaveWay).toBeGreaterThan(1);
   });

@@ -14,7 +14,7 @@ import type { TimeSlice } from './time-slice.ts';
  * context store's chunks (DEFAULT_NEIGHBOUR_WINDOW), as chat turns are short and stay on a subject for several
  * turns. Chosen on LoCoMo's development split (bench/EVAL.md, "Ideas tried").
  */
-export const HISTORY_NEIGHBOUR_WINDOW: NeighbourWindow = { span: 4, weight: 0.2 };
+export const HISTORY_NEIGHBOUR_WINDOW: NeighbourWindow = { span: 4, before: 0.2, after: 0.2 };
 
 /** A message scores at least this share of the message right before or after it: the reply to a relevant turn. */
 export const REPLY_SHARE = 0.5;

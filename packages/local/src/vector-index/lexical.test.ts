@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chunkTerms, queryTermFrequencies, type VectorItem } from '@memgate/core';
+import { chunkTerms, NO_NEIGHBOURS, queryTermFrequencies, type VectorItem } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { axisVector, metadataFor } from '../../../../test/conformance/vector-index.ts';
 import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
@@ -21,7 +21,7 @@ const item = (id: string, text: string, axis = 0): VectorItem => ({
   id,
   values: axisVector(16, axis),
   metadata: metadataFor(),
-  ...chunkTerms([text], { span: 0, weight: 0 })[0],
+  ...chunkTerms([text], NO_NEIGHBOURS)[0],
 });
 const lexicalQuery = (text: string) => ({
   vector: axisVector(16, 9),
@@ -68,7 +68,7 @@ describe('local vector index: lexical half', () => {
   it('counts neighbours’ terms only for a chunk that matches by its own', async () => {
     const index = await openIndex(freshDir());
     const texts = ['Coffee beans are in the top cupboard', 'The shed key hangs by the door', 'Tea is in the drawer'];
-    const [coffee, shed, tea] = chunkTerms(texts, { span: 1, weight: 0.3 });
+    const [coffee, shed, tea] = chunkTerms(texts, { span: 1, before: 0.3, after: 0.3 });
     await index.upsert('user:u1', [
       { ...item('coffee', ''), ...coffee },
       { ...item('shed', ''), ...shed },

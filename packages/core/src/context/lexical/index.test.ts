@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkTerms, lexicalTermsOf, queryTermFrequencies, termId } from './index.ts';
+import { chunkTerms, lexicalTermsOf, NO_NEIGHBOURS, queryTermFrequencies, termId } from './index.ts';
 
 const frequencies = (sparse: { indices: number[]; values: number[] }) =>
   Object.fromEntries(sparse.indices.map((index, i) => [index, sparse.values[i]]));
@@ -32,7 +32,8 @@ describe('lexical terms', () => {
   });
 
   it('gives each text its own terms, and its neighbours’ within the span as weighted context', () => {
-    const [first, second, , last] = chunkTerms(['apple', 'banana apple', 'cherry', 'damson'], { span: 1, weight: 0.3 });
+    const window = { span: 1, before: 0.3, after: 0.3 };
+    const [first, second, , last] = chunkTerms(['apple', 'banana apple', 'cherry', 'damson'], window);
     expect(frequencies(first?.terms as never)).toEqual({ [termId('appl')]: 1 });
     expect(frequencies(first?.contextTerms as never)).toEqual({ [termId('banana')]: 0.3, [termId('appl')]: 0.3 });
     expect(frequencies(second?.terms as never)).toEqual({ [termId('banana')]: 1, [termId('appl')]: 1 });
@@ -40,11 +41,24 @@ describe('lexical terms', () => {
     expect(frequencies(last?.contextTerms as never)).toEqual({ [termId('cherri')]: 0.3 });
   });
 
-  it('with weight or span 0 a text has no context', () => {
-    for (const window of [
-      { span: 2, weight: 0 },
-      { span: 0, weight: 0.3 },
-    ]) {
+  it('lends a text more of the words before it than of those after it (a reply is about what it answers)', () => {
+    const [question, reply, next] = chunkTerms(['concert singer', 'Patterson', 'lovely'], {
+      span: 1,
+      before: 0.45,
+      after: 0.15,
+    });
+    const [lovely] = lexicalTermsOf('lovely') as [string];
+    expect(frequencies(reply?.contextTerms as never)).toEqual({
+      [termId('concert')]: 0.45,
+      [termId('singer')]: 0.45,
+      [termId(lovely)]: 0.15,
+    });
+    expect(frequencies(question?.contextTerms as never)).toEqual({ [termId('patterson')]: 0.15 });
+    expect(frequencies(next?.contextTerms as never)).toEqual({ [termId('patterson')]: 0.45 });
+  });
+
+  it('with weights or span 0 a text has no context', () => {
+    for (const window of [NO_NEIGHBOURS, { span: 2, before: 0, after: 0 }, { span: 0, before: 0.3, after: 0.3 }]) {
       const [only] = chunkTerms(['apple', 'banana'], window);
       expect(only).toEqual({ terms: { indices: [termId('appl')], values: [1] } });
     }

@@ -8,11 +8,21 @@ export { lexicalTermsOf, termId } from './terms.ts';
 export interface NeighbourWindow {
   /** Chunks on each side whose terms count towards a chunk's lexical match. */
   span: number;
-  /** What one neighbour's occurrence of a term counts for, next to 1 for the chunk's own. 0: no neighbours. */
-  weight: number;
+  /** What one occurrence of a term in a chunk before it counts for, next to 1 for the chunk's own. */
+  before: number;
+  /** The same for a chunk after it. Both 0: no neighbours. */
+  after: number;
 }
 
-export const DEFAULT_NEIGHBOUR_WINDOW: NeighbourWindow = { span: 2, weight: 0.3 };
+/**
+ * A chunk borrows more from the chunks before it than from those after: a reply is about what it answers, and a
+ * passage continues the one before it ("It was Matt" after "Which singer did you see?"). On LoCoMo's development
+ * split, 0.45 before and 0.15 after beat 0.3 on both sides by 0.01 to 0.02 recall@10 on each half of the split.
+ */
+export const DEFAULT_NEIGHBOUR_WINDOW: NeighbourWindow = { span: 2, before: 0.45, after: 0.15 };
+
+/** No neighbours: each chunk's own terms only. */
+export const NO_NEIGHBOURS: NeighbourWindow = { span: 0, before: 0, after: 0 };
 
 function sparseOf(counts: Map<number, number>): SparseValues {
   const indices = [...counts.keys()].sort((a, b) => a - b);
@@ -35,7 +45,8 @@ export interface ChunkTerms {
 
 /**
  * The terms of each text of a sequence (the chunks of one add, in order): its own, each occurrence counting 1, and
- * as context those of its neighbours within `window.span`, each counting `window.weight`. A chunk is matched only
+ * as context those of its neighbours within `window.span`, each counting `window.before` (a text before it) or
+ * `window.after` (a text after it). A chunk is matched only
  * by its own words; its neighbours' then strengthen the match (a turn of a conversation that names the subject
  * once is found by the question's other words in the turns around it), and never make an unrelated chunk match.
  */
@@ -45,12 +56,13 @@ export function chunkTerms(texts: readonly string[], window: NeighbourWindow = D
     const counts = new Map<number, number>();
     add(counts, own, 1);
     const result: ChunkTerms = { terms: sparseOf(counts) };
-    if (window.weight > 0 && window.span > 0) {
+    if ((window.before > 0 || window.after > 0) && window.span > 0) {
       const context = new Map<number, number>();
       const from = Math.max(0, position - window.span);
       const to = Math.min(terms.length - 1, position + window.span);
       for (let other = from; other <= to; other++) {
-        if (other !== position) add(context, terms[other] as string[], window.weight);
+        const weight = other < position ? window.before : other > position ? window.after : 0;
+        if (weight > 0) add(context, terms[other] as string[], weight);
       }
       if (context.size > 0) result.contextTerms = sparseOf(context);
     }

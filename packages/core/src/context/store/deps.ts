@@ -7,7 +7,7 @@ import type { ContextRepository, Embedder, VectorIndex } from '../ports.ts';
  * The lexical match's share of a search score (the rest is the dense cosine). Chosen on LoCoMo's development split
  * with the lexical embedder (bench/EVAL.md); configurable (HYBRID_LEXICAL_WEIGHT).
  */
-export const DEFAULT_LEXICAL_WEIGHT = 0.7;
+export const DEFAULT_LEXICAL_WEIGHT = 0.8;
 
 /** Hybrid retrieval settings; each has a default. */
 export interface RetrievalSettings {

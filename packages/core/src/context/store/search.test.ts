@@ -96,7 +96,7 @@ describe('search: the band applies before top_k (DESIGN.md section 3)', () => {
     await s.add('alpha beta', ['one']);
     await s.store.search(alice, { query: 'Visited alpha', similarity_threshold: 1, minimum_similarity_threshold: 0 });
     const [query] = s.queries;
-    expect(query?.lexicalWeight).toBe(0.7);
+    expect(query?.lexicalWeight).toBe(0.8);
     expect(query?.terms?.indices).toHaveLength(2); // "visit" and "alpha"
     expect(query?.terms?.values).toEqual([1, 1]);
   });
