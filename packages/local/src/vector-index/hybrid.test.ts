@@ -118,7 +118,7 @@ describe('local vector index: hybrid search', () => {
     let checked = 0;
     for (let step = 0; step < 60; step++) {
       const texts = Array.from({ length: 5 + Math.floor(random() * 40) }, text);
-      const terms = chunkTerms(texts, { span: 2, weight: 0.25 });
+      const terms = chunkTerms(texts, { span: 2, before: 0.25, after: 0.25 });
       const items: VectorItem[] = texts.map((_, i) => {
         // Some items replace an existing id: its slot is reused and its old postings must die.
         const replaced = random() < 0.25 && ids.length > 0;
