@@ -211,6 +211,30 @@ export function contextRepositoryConformance(
       expect(await repository.getMany([deleting._id, readded._id])).toEqual([readded]);
     });
 
+    it('creates only records that do not exist yet, past one transaction, and reports the ones that did', async () => {
+      const repository = await factory();
+      const existing = recordFor({ kind: 'document', status: 'deleting', indexed: false });
+      await repository.putMany([existing]);
+      const fresh = Array.from({ length: 120 }, () => recordFor({ kind: 'document' }));
+      const replacement = { ...existing, status: 'indexed' as const, indexed: true };
+      expect(await repository.createMany([fresh[0] as typeof existing, replacement, ...fresh.slice(1)])).toEqual([
+        existing._id,
+      ]);
+      expect(await repository.get(existing._id)).toEqual(existing);
+      expect(await repository.getMany(fresh.map((record) => record._id))).toEqual(fresh);
+      expect(await repository.createMany(fresh.slice(0, 3))).toEqual(fresh.slice(0, 3).map((record) => record._id));
+    });
+
+    it('deletes rows only while their updatedAt is the one read, and reports which', async () => {
+      const repository = await factory();
+      const stale = recordFor({ updatedAt: '2026-01-01T00:00:00.000Z' });
+      const rewritten = recordFor({ updatedAt: '2026-01-01T00:00:00.000Z' });
+      await repository.putMany([stale, { ...rewritten, updatedAt: '2026-01-02T00:00:00.000Z' }]);
+      const gone = await repository.deleteUnchanged([stale, rewritten, { _id: 'missing', updatedAt: stale.updatedAt }]);
+      expect(gone).toEqual([stale._id]);
+      expect((await repository.getMany([stale._id, rewritten._id])).map((row) => row._id)).toEqual([rewritten._id]);
+    });
+
     it("deletes a document's chunks only while the document is in the given status, past one transaction", async () => {
       const repository = await factory();
       const document = recordFor({ kind: 'document', status: 'deleting', indexed: false });

@@ -296,18 +296,34 @@ describe('view', () => {
 });
 
 describe('consistency under vector-store failures', () => {
-  it('a failing upsert answers 500 and leaves nothing visible; the cleanup then indexes the document', async () => {
+  it('a failing upsert answers 500 and leaves nothing visible; the cleanup removes what it wrote, a retry is whole', async () => {
     const token = await tokenFor('mona', { scope: ALL });
+    const add = () => h.call('POST', 'add', token, { documents: [doc('walrus tusks are teeth', 'walrus')] });
     failing.upsert = true;
-    const failed = await h.call('POST', 'add', token, { documents: [doc('walrus tusks are teeth', 'walrus')] });
+    const failed = await add();
     failing.upsert = false;
     expect(failed.status).toBe(500);
     expect(failed.json).toMatchObject({ error: 'internal_error', response: expect.stringContaining('vector store') });
     expect((await h.call('GET', 'view', token)).json.context).toEqual([]);
     expect((await h.call('POST', 'search', token, { query: 'walrus', ...band })).json.results).toEqual([]);
     await h.cleanup();
+    expect((await h.call('POST', 'search', token, { query: 'walrus tusks', ...band })).json.results).toEqual([]);
+    expect((await add()).status).toBe(201);
     const found = await h.call('POST', 'search', token, { query: 'walrus tusks', ...band });
     expect(found.json.results.map((r: { fileName: string }) => r.fileName)).toEqual(['walrus']);
+  });
+
+  it('a re-add whose upsert fails answers 500 and hides the document; the cleanup indexes it again', async () => {
+    const token = await tokenFor('moana', { scope: ALL });
+    const add = () => h.call('POST', 'add', token, { documents: [doc('narwhal tusks are teeth', 'narwhal')] });
+    expect((await add()).status).toBe(201);
+    failing.upsert = true;
+    expect((await add()).status).toBe(500);
+    failing.upsert = false;
+    expect((await h.call('POST', 'search', token, { query: 'narwhal', ...band })).json.results).toEqual([]);
+    await h.cleanup();
+    const found = await h.call('POST', 'search', token, { query: 'narwhal tusks', ...band });
+    expect(found.json.results.map((r: { fileName: string }) => r.fileName)).toEqual(['narwhal']);
   });
 
   it('a failing vector delete still answers 204 and hides everything; the cleanup removes the rows', async () => {

@@ -73,6 +73,15 @@ export function createMemoryRepository(clock: { now(): Date }) {
       await turn();
       for (const record of records) rows.set(record._id, copy(record));
     },
+    async createMany(records) {
+      await turn();
+      const existing = new Set<string>();
+      for (const record of new Map(records.map((r) => [r._id, r])).values()) {
+        if (rows.has(record._id)) existing.add(record._id);
+        else rows.set(record._id, copy(record));
+      }
+      return [...existing];
+    },
     async getMany(ids) {
       await turn();
       return [...new Set(ids)].flatMap((id) => (rows.has(id) ? [copy(rows.get(id) as ContextRecord)] : []));
@@ -113,6 +122,12 @@ export function createMemoryRepository(clock: { now(): Date }) {
       const deleted = [...new Set(ids)].filter((id) => rows.get(id)?.status === status);
       for (const id of deleted) rows.delete(id);
       return deleted;
+    },
+    async deleteUnchanged(list) {
+      await turn();
+      const deleted = list.filter((row) => rows.get(row._id)?.updatedAt === row.updatedAt).map((row) => row._id);
+      for (const id of deleted) rows.delete(id);
+      return [...new Set(deleted)];
     },
     async deleteChildrenWhile(guardId, ids, status) {
       await turn();

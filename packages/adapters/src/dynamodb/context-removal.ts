@@ -16,26 +16,55 @@ const CONFLICT_ATTEMPTS = 4;
  * PartiQL DELETE would also report rows that were already gone as deleted). Returns the ids deleted; a row that
  * moved on (the same document added again) or is already gone is left alone.
  */
-export async function deleteWhereStatus(
+export function deleteWhereStatus(
   client: DynamoDBDocumentClient,
   tableName: string,
   ids: readonly string[],
   status: RecordStatus,
 ): Promise<string[]> {
-  const unique = [...new Set(ids)];
+  return deleteWhereEqual(
+    client,
+    tableName,
+    [...new Set(ids)].map((id) => ({ id, value: status })),
+    'status',
+  );
+}
+
+/** Deletes rows only while their `updatedAt` is the one given (not written again since it was read). */
+export function deleteWhereUnchanged(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  rows: readonly { _id: string; updatedAt: string }[],
+): Promise<string[]> {
+  const latest = new Map(rows.map((row) => [row._id, row.updatedAt]));
+  return deleteWhereEqual(
+    client,
+    tableName,
+    [...latest].map(([id, value]) => ({ id, value })),
+    'updatedAt',
+  );
+}
+
+/** Conditional DeleteItems, a few at once: each row goes only while `attribute` equals its `value`. */
+async function deleteWhereEqual(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  rows: readonly { id: string; value: string }[],
+  attribute: 'status' | 'updatedAt',
+): Promise<string[]> {
   const deleted = new Set<string>();
   let next = 0;
   async function worker(): Promise<void> {
-    while (next < unique.length) {
-      const id = unique[next++] as string;
+    while (next < rows.length) {
+      const { id, value } = rows[next++] as { id: string; value: string };
       try {
         await client.send(
           new DeleteCommand({
             TableName: tableName,
             Key: recordKey(id),
-            ConditionExpression: '#status = :status',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': status },
+            ConditionExpression: '#attribute = :value',
+            ExpressionAttributeNames: { '#attribute': attribute },
+            ExpressionAttributeValues: { ':value': value },
           }),
         );
         deleted.add(id);
@@ -44,8 +73,8 @@ export async function deleteWhereStatus(
       }
     }
   }
-  await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, unique.length) }, worker));
-  return unique.filter((id) => deleted.has(id));
+  await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, rows.length) }, worker));
+  return rows.filter((row) => deleted.has(row.id)).map((row) => row.id);
 }
 
 /**

@@ -25,6 +25,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus, SearchRecord } from '@memgate/core';
 import { batchGet, batchWrite } from './batch.ts';
+import { createAbsent } from './context-creation.ts';
 import {
   fromItem,
   isUnsettled,
@@ -36,7 +37,7 @@ import {
   UNSETTLED_PARTITION,
   unsettledKey,
 } from './context-items.ts';
-import { deleteChildrenWhile, deleteWhereStatus } from './context-removal.ts';
+import { deleteChildrenWhile, deleteWhereStatus, deleteWhereUnchanged } from './context-removal.ts';
 import { transitionInBatches } from './context-transitions.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { type IndexName, TABLE_KEYS } from './table.ts';
@@ -161,6 +162,10 @@ export function createDynamoContextRepository({
       );
     },
 
+    createMany(records) {
+      return createAbsent(client, tableName, records);
+    },
+
     getMany,
 
     async get(id) {
@@ -207,6 +212,10 @@ export function createDynamoContextRepository({
 
     deleteWhere(ids, status) {
       return deleteWhereStatus(client, tableName, ids, status);
+    },
+
+    deleteUnchanged(rows) {
+      return deleteWhereUnchanged(client, tableName, rows);
     },
 
     deleteChildrenWhile(guardId, ids, status) {

@@ -72,6 +72,17 @@ function record(id: string, fields: Partial<ContextRecord> & { status: RecordSta
 
 const vector = (r: ContextRecord) => vectorItemOf(r, new Float32Array([1, 0]));
 
+/** The indexed document row 'doc-1' that lists `chunks` (a chunk shows through its document). */
+const documentOf = (chunks: readonly ContextRecord[], fields: Partial<ContextRecord> = {}) =>
+  record('doc-1', {
+    status: 'indexed',
+    kind: 'document',
+    parent_context_nodes: [],
+    children_context_nodes: chunks.map((chunk) => chunk._id),
+    corresponding_vector_id: '',
+    ...fields,
+  });
+
 let clock: ReturnType<typeof steppingClock>;
 let repo: ReturnType<typeof createMemoryRepository>;
 let vectors: ReturnType<typeof createMemoryIndex>;
@@ -171,13 +182,41 @@ describe('runCleanup', () => {
 
   it('deletes vectors that have no record, and only those', async () => {
     const kept = record('c1', { status: 'indexed' });
-    await repo.repository.putMany([kept]);
+    await repo.repository.putMany([kept, documentOf([kept])]);
     const orphan = { ...vector(kept), id: 'gone' };
     await vectors.index.upsert(TENANT, [vector(kept), orphan]);
     await vectors.index.upsert('org:acme', [{ ...orphan, id: 'c1' }]); // same id, wrong tenant
     expect(await run()).toMatchObject({ orphanVectors: 2 });
     expect(vectors.idsIn(TENANT)).toEqual(['c1']);
     expect(vectors.idsIn('org:acme')).toEqual([]);
+  });
+
+  it('removes the chunk rows and vectors of an add that stopped before its document row, once they are stale', async () => {
+    // The clock reads T0 + 10 min; staleness is 5 min: c-old was written at T0, c-young a minute ago.
+    const abandoned = record('c-old', { status: 'indexed', document_id: 'doc-never' });
+    const young = new Date(T0 + 9 * 60_000).toISOString();
+    const running = record('c-young', { status: 'indexed', document_id: 'doc-running', updatedAt: young });
+    const whole = record('c-whole', { status: 'indexed' });
+    await repo.repository.putMany([abandoned, running, whole, documentOf([whole])]);
+    await vectors.index.upsert(TENANT, [abandoned, running, whole].map(vector));
+    expect(await run()).toMatchObject({ orphanVectors: 1 });
+    expect(vectors.idsIn(TENANT).sort()).toEqual(['c-whole', 'c-young']);
+    expect([...repo.rows.keys()].sort()).toEqual(['c-whole', 'c-young', 'doc-1']);
+  });
+
+  it('gives an abandoned chunk its vector back when its add is retried while the sweep removes it', async () => {
+    const chunk = record('c-retried', { status: 'indexed', document_id: 'doc-retried' });
+    await repo.repository.putMany([chunk]);
+    await vectors.index.upsert(TENANT, [vector(chunk)]);
+    // The retry writes the chunk row again just as the sweep deletes the vector, then its vector, then the document.
+    const remove = vectors.index.delete;
+    vectors.index.delete = async (namespace, ids) => {
+      await repo.repository.putMany([{ ...chunk, updatedAt: new Date(T0 + 10 * 60_000).toISOString() }]);
+      await remove(namespace, ids);
+    };
+    await run();
+    expect(vectors.idsIn(TENANT)).toEqual(['c-retried']);
+    expect(repo.rows.get('c-retried')?.status).toBe('indexed');
   });
 
   it('deletes expired sessions and replays and keeps live ones', async () => {
@@ -192,13 +231,13 @@ describe('runCleanup', () => {
     const pending = record('p1', { status: 'pending' });
     const deleting = record('d1', { status: 'deleting' });
     const live = record('l1', { status: 'indexed' });
-    await repo.repository.putMany([pending, deleting, live]);
+    await repo.repository.putMany([pending, deleting, live, documentOf([live])]);
     await vectors.index.upsert(TENANT, [vector(deleting), vector(live), { ...vector(live), id: 'orphan' }]);
     sessions.expiries.set('s1', new Date(T0).toISOString());
     const [a, b] = await Promise.all([run(), run()]);
     expect(a.reindexed + b.reindexed).toBe(1);
     expect(vectors.idsIn(TENANT)).toEqual(['l1', 'p1']);
-    expect([...repo.rows.keys()].sort()).toEqual(['l1', 'p1']);
+    expect([...repo.rows.keys()].sort()).toEqual(['doc-1', 'l1', 'p1']);
     expect(repo.rows.get('p1')?.status).toBe('indexed');
     expect(sessions.expiries.size).toBe(0);
     expect(await run()).toMatchObject({ reindexed: 0, deletedRecords: 0, orphanVectors: 0, expiredSessions: 0 });

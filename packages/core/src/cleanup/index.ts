@@ -72,7 +72,15 @@ export async function runCleanup({
   });
 
   const swept = await step('sweeping orphan vectors', async () => {
-    const result = await sweepOrphanVectors({ repository, index, pageSize, hasTime });
+    const staleBefore = new Date(clock.now().getTime() - staleAfterMs).toISOString();
+    const result = await sweepOrphanVectors({
+      repository,
+      index,
+      embedder: required.embedder,
+      pageSize,
+      hasTime,
+      staleBefore,
+    });
     report.orphanVectors = result.deleted;
     return result.complete;
   });

@@ -112,9 +112,11 @@ export function createSettler(settings: Settings, report: CleanupReport) {
    */
   async function finishDeletions(records: readonly ContextRecord[]): Promise<void> {
     if (records.length === 0) return;
+    const staleBefore = new Date(settings.clock.now().getTime() - settings.staleAfterMs).toISOString();
     const removal = await removeDeleting(
       settings,
       records.map((record) => record._id),
+      { documentRowsBefore: staleBefore },
     );
     report.deletedVectors += removal.vectors;
     report.deletedRecords += removal.records;

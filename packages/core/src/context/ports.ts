@@ -89,6 +89,11 @@ export type SearchRecord = Pick<
 export interface ContextRepository {
   /** Writes (creates or replaces) records in batches; unprocessed items are retried. */
   putMany(records: readonly ContextRecord[]): Promise<void>;
+  /**
+   * Writes records that do not exist yet, each conditional on its absence (an add's documents, written once and last);
+   * returns the ids that already existed, left as they were.
+   */
+  createMany(records: readonly ContextRecord[]): Promise<string[]>;
   /** Strongly consistent batch read; missing ids are simply absent from the result. */
   getMany(ids: readonly string[]): Promise<ContextRecord[]>;
   get(id: string): Promise<ContextRecord | undefined>;
@@ -109,6 +114,11 @@ export interface ContextRepository {
   deleteMany(ids: readonly string[]): Promise<void>;
   /** Deletes the rows of `ids` that are still in `status` (conditional deletes); returns the ids deleted. */
   deleteWhere(ids: readonly string[], status: RecordStatus): Promise<string[]>;
+  /**
+   * Deletes rows only while their `updatedAt` is still the one given (not written again since they were read);
+   * returns the ids deleted.
+   */
+  deleteUnchanged(rows: readonly Pick<ContextRecord, '_id' | 'updatedAt'>[]): Promise<string[]>;
   /**
    * Deletes the rows of `ids` (a document's chunks) only while the record `guardId` (the document) is in `status`;
    * returns false, keeping the rows not yet deleted, as soon as it is not.

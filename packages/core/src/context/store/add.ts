@@ -2,6 +2,7 @@ import { type Principal, tenantOf } from '../../auth/index.ts';
 import { vectorItemOf } from '../../cleanup/vectors.ts';
 import { invalid } from '../../errors/index.ts';
 import { chunkTerms, DEFAULT_NEIGHBOUR_WINDOW } from '../lexical/index.ts';
+import type { VectorItem } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
 import { resolveOwner } from './access.ts';
@@ -9,6 +10,7 @@ import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, indexingFailed } from '.
 import { isChunkOf } from './ids.ts';
 import { type BuiltDocument, buildDocument, chainDocuments } from './records.ts';
 import { removeDeleting } from './removal.ts';
+import { writeDocuments } from './write.ts';
 
 export const MAX_DOCUMENTS = 100;
 export const MAX_DOCUMENT_CHARS = 1_000_000;
@@ -59,8 +61,24 @@ function staleChunks(existing: readonly ContextRecord[], built: ReadonlyMap<stri
 }
 
 /**
- * Adds documents (DESIGN.md section 3). Rows first, then vectors (dense and terms), then the documents become
- * visible.
+ * The chunks' vectors: embeddings (the embedder runs while rows are written) and each chunk's terms, with its
+ * neighbours' in this add's order (documents, then their chunks), for the lexical half.
+ */
+function vectorItemsOf(deps: ContextStoreDeps, chunks: readonly ContextRecord[]): Promise<VectorItem[]> {
+  const texts = chunks.map((chunk) => chunk.text);
+  const embedding = deps.embedder.embed(texts, 'document').catch((error: unknown) => {
+    throw indexingFailed('embedding the documents failed; nothing was added, retry the request', error);
+  });
+  const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
+  const terms = lexical ? chunkTerms(texts, deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW) : [];
+  return embedding.then((vectors) =>
+    chunks.map((chunk, i) => vectorItemOf(chunk, vectors[i] as Float32Array, terms[i])),
+  );
+}
+
+/**
+ * Adds documents (DESIGN.md section 3). New documents: chunk rows, vectors, then the document rows, each written
+ * once; documents that exist are replaced behind a `pending` document row (write.ts).
  */
 export async function addDocuments(deps: ContextStoreDeps, principal: Principal, input: AddInput): Promise<AddResult> {
   validateDocuments(input);
@@ -96,37 +114,10 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
 
   const documents = [...unique.values()].map((item) => item.document);
   const chunks = [...unique.values()].flatMap((item) => item.chunks);
-  const embedding = deps.embedder.embed(
-    chunks.map((chunk) => chunk.text),
-    'document',
-  );
-  // Rows before vectors (the orphan sweep relies on it); embedding runs meanwhile.
-  const [, vectors] = await Promise.all([
-    deps.repository.putMany([...documents, ...chunks]),
-    embedding.catch((error: unknown) => {
-      throw indexingFailed('embedding the documents failed; nothing was added, retry the request', error);
-    }),
-  ]);
-  // The lexical half: each chunk's terms, with its neighbours' in this add's order (documents, then their chunks).
-  const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
-  const terms = lexical
-    ? chunkTerms(
-        chunks.map((chunk) => chunk.text),
-        deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW,
-      )
-    : [];
-  try {
-    await deps.index.upsert(
-      tenant,
-      chunks.map((chunk, i) => vectorItemOf(chunk, vectors[i] as Float32Array, terms[i])),
-    );
-  } catch (error) {
-    throw indexingFailed(
-      'the vector store failed while indexing; the documents stay hidden (the cleanup indexes them later), retry the request',
-      error,
-    );
-  }
-  await deps.repository.transition([...unique.keys()], ['pending'], 'indexed');
+  const write = { tenant, documents, chunks, vectors: vectorItemsOf(deps, chunks) };
+  // A rejection is the write's to report; this keeps it from going unhandled when a step before fails first.
+  write.vectors.catch(() => {});
+  await writeDocuments(deps, write, new Set(existing.map((record) => record._id)));
   if (stale.length > 0) {
     try {
       await removeDeleting(deps, stale);

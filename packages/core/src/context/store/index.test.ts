@@ -3,6 +3,7 @@ import { createFailingIndex } from '../../../../../test/support/context-fakes.ts
 import { createMemoryIndex, createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
 import type { Principal } from '../../auth/index.ts';
 import type { ContextRepository, Embedder } from '../ports.ts';
+import type { ContextRecord } from '../record.ts';
 import { createContextStore } from './index.ts';
 
 // A deterministic bag-of-words embedder: texts sharing words are similar, others are orthogonal.
@@ -63,17 +64,33 @@ describe('createContextStore: add failures leave nothing half visible', () => {
         s.failing.upsert = true;
       },
     ],
-    ['transition to indexed', (s: ReturnType<typeof setup>) => failOnCall(s.repository, 'transition', 1)],
+    ['document row write', (s: ReturnType<typeof setup>) => failOnCall(s.repository, 'createMany', 1)],
   ] as const) {
-    it(`a failing ${label} rejects the add and shows nothing`, async () => {
+    it(`a failing ${label} rejects the add and shows nothing; the same add retried is whole`, async () => {
       const s = setup();
       inject(s);
-      await expect(s.store.add(alice, addOne('narwhal horn'))).rejects.toThrow();
+      const content = 'narwhal horn.\n\nnarwhal tusk.';
+      await expect(s.store.add(alice, addOne(content))).rejects.toThrow();
       s.failing.upsert = false;
       expect(await s.visible()).toEqual([]);
       expect(await s.found('narwhal horn')).toEqual([]);
+      const retried = await s.store.add(alice, addOne(content));
+      expect(await s.visible()).toHaveLength(1 + (retried.documents[0]?.chunks ?? 0));
+      expect(await s.found('narwhal horn')).toEqual(['f']);
+      expect(s.rows.size).toBe(1 + (retried.documents[0]?.chunks ?? 0));
+      expect(s.allIds()).toHaveLength(retried.documents[0]?.chunks ?? 0);
     });
   }
+
+  it('a re-add whose document row write fails rejects and hides the old version until retried', async () => {
+    const s = setup();
+    await s.store.add(alice, addOne('walrus whiskers'));
+    failOnCall(s.repository, 'transition', 1);
+    await expect(s.store.add(alice, addOne('walrus whiskers'))).rejects.toThrow();
+    expect(await s.found('walrus whiskers')).toEqual([]);
+    await s.store.add(alice, addOne('walrus whiskers'));
+    expect(await s.found('walrus whiskers')).toEqual(['f']);
+  });
 
   it('the vector-store failure is a 500 with a clear message', async () => {
     const s = setup();
@@ -115,6 +132,66 @@ describe('createContextStore: delete failures never resurrect what was acknowled
       expect([...s.rows.values()].every((row) => row.status === 'deleting' || row.kind === 'chunk')).toBe(true);
     });
   }
+});
+
+describe('createContextStore: new documents written once, beside concurrent adds and deletes', () => {
+  // Three ~1 KB paragraphs: three chunks.
+  const content = ['song', 'pod', 'calf'].map((word) => `beluga ${word} `.repeat(70).trim()).join('\n\n');
+
+  it('writes each row of a new document once: no pending state, no transition', async () => {
+    const s = setup();
+    failOnCall(s.repository, 'transition', 1);
+    const written: string[] = [];
+    for (const method of ['putMany', 'createMany'] as const) {
+      const original = s.repository[method].bind(s.repository);
+      s.repository[method] = (async (records: ContextRecord[]) => {
+        written.push(...records.map((record) => `${record._id} ${record.status}`));
+        return original(records);
+      }) as never;
+    }
+    const added = await s.store.add(alice, addOne(content));
+    expect(added.documents[0]?.chunks).toBe(3);
+    expect(written.sort()).toEqual([...s.rows.keys()].map((id) => `${id} indexed`).sort());
+    expect(await s.found('beluga song')).toEqual(['f', 'f', 'f']);
+  });
+
+  it('the same new document added twice at once: both succeed, one set of rows and vectors, shown whole', async () => {
+    const s = setup();
+    const [a, b] = await Promise.all([s.store.add(alice, addOne(content)), s.store.add(alice, addOne(content))]);
+    expect(a.contextIds).toEqual(b.contextIds);
+    expect(await s.visible()).toHaveLength(4);
+    expect(s.allIds()).toHaveLength(3);
+    expect((await s.store.search(alice, { query: 'beluga', ...band })).length).toBe(3);
+  });
+
+  it('an add that read its document absent, while another add writes it and a delete removes it, is whole', async () => {
+    const s = setup();
+    const create = s.repository.createMany.bind(s.repository);
+    let interleaved = false;
+    s.repository.createMany = async (records) => {
+      if (!interleaved) {
+        interleaved = true;
+        await s.store.add(alice, addOne(content)); // the same document, from another request
+        await s.store.delete(alice, { source: 'f' });
+        expect(await s.found('beluga song')).toEqual([]);
+      }
+      return create(records);
+    };
+    await s.store.add(alice, addOne(content));
+    expect(interleaved).toBe(true);
+    expect(await s.visible()).toHaveLength(4);
+    expect((await s.store.search(alice, { query: 'beluga', ...band })).length).toBe(3);
+    expect(s.allIds()).toHaveLength(3);
+  });
+
+  it('a delete keeps the document row, hidden, until the cleanup: the chunks and vectors go at once', async () => {
+    const s = setup();
+    const [id] = (await s.store.add(alice, addOne(content))).contextIds;
+    await s.store.delete(alice, { source: 'f' });
+    expect([...s.rows.values()].map((row) => [row._id, row.status])).toEqual([[id, 'deleting']]);
+    expect(s.allIds()).toEqual([]);
+    expect(await s.visible()).toEqual([]);
+  });
 });
 
 describe('createContextStore: replacing and chaining', () => {

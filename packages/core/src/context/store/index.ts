@@ -14,10 +14,11 @@ export { DEFAULT_VIEW_LIMIT, MAX_VIEW_LIMIT } from './view.ts';
 
 /**
  * The context store over a repository (rows), a vector index and an embedder (DESIGN.md section 3).
- * Consistency without transactions: a document row is the gate of its chunks. An add writes the document
- * `pending` and its chunk rows, then vectors, then moves the document to `indexed`; a delete moves documents to
- * `deleting` first, then removes vectors, then rows. Search and view show a chunk only when it and its document
- * are `indexed`, and search checks every vector hit against the rows, so a stale vector never shows.
+ * Consistency without transactions: a document row is the gate of its chunks. An add of a new document writes its
+ * chunk rows, then vectors, then the document row, each once (a document that exists is claimed first with a
+ * `pending` row, write.ts); a delete moves documents to `deleting` first, then removes vectors, then chunk rows
+ * (the document row goes with the cleanup). Search and view show a chunk only when it and its document are
+ * `indexed`, and search checks every vector hit against the rows, so a stale vector never shows.
  */
 export function createContextStore(deps: ContextStoreDeps): ContextStore {
   return {

@@ -25,7 +25,7 @@ const vectorIdsOf = (record: ContextRecord) =>
   record.kind === 'document' ? chunkIdsOf(record) : [record.corresponding_vector_id].filter((id) => id !== '');
 
 /** Upserts again the vectors of the live chunks of records that left `deleting` (their current rows). */
-async function restoreVectors(deps: RemovalDeps, revived: readonly ContextRecord[]): Promise<void> {
+export async function restoreVectors(deps: RemovalDeps, revived: readonly ContextRecord[]): Promise<void> {
   const documents = revived.filter((record) => record.kind === 'document');
   const read = await deps.repository.getMany(documents.flatMap(chunkIdsOf));
   const chunks = [...read, ...revived.filter((record) => record.kind === 'chunk')].filter(
@@ -55,8 +55,13 @@ async function restoreVectors(deps: RemovalDeps, revived: readonly ContextRecord
  * - after the vectors are gone the rows are read again, and a record that left `deleting` meanwhile gets back the
  *   vectors this removal took. (An add that writes its rows after that read upserts its vectors after the deletion.)
  * Chunk rows go before their document's row: a document left in `deleting` is how the cleanup finds its chunks.
+ * Document rows go only when `documentRowsBefore` (ISO) is given and they were hidden before it (the cleanup).
  */
-export async function removeDeleting(deps: RemovalDeps, ids: readonly string[]): Promise<Removal> {
+export async function removeDeleting(
+  deps: RemovalDeps,
+  ids: readonly string[],
+  options: { documentRowsBefore?: string } = {},
+): Promise<Removal> {
   const removal: Removal = { records: 0, vectors: 0, revived: 0 };
   const targets = (await deps.repository.getMany(ids)).filter((record) => record.status === 'deleting');
   if (targets.length === 0) return removal;
@@ -89,6 +94,14 @@ export async function removeDeleting(deps: RemovalDeps, ids: readonly string[]):
   for (const document of still.filter((record) => record.kind === 'document')) {
     const chunks = chunkIdsOf(document);
     if (chunks.length > 0 && !(await deps.repository.deleteChildrenWhile(document._id, chunks, 'deleting'))) continue;
+    // The document row outlives its chunks, `deleting`, until it is stale: an add that read the document absent
+    // before a concurrent add wrote it finds the row and claims it, instead of creating it over removed chunks
+    // (store/write.ts). The cleanup deletes it.
+    const stale = options.documentRowsBefore !== undefined && document.updatedAt < options.documentRowsBefore;
+    if (!stale) {
+      removal.records += chunks.length;
+      continue;
+    }
     const gone = await deps.repository.deleteWhere([document._id], 'deleting');
     removal.records += gone.length > 0 ? chunks.length + 1 : 0;
   }

@@ -1,0 +1,90 @@
+import type { TenantKey } from '../../auth/index.ts';
+import type { VectorItem } from '../ports.ts';
+import type { ContextRecord } from '../record.ts';
+import { type ContextStoreDeps, indexingFailed } from './deps.ts';
+
+/** What one add writes: its documents, their chunks (in the same order as `vectors`), and the chunks' vectors. */
+export interface AddWrite {
+  tenant: TenantKey;
+  documents: ContextRecord[];
+  chunks: ContextRecord[];
+  /** The chunks' vector items, being computed (embedding runs while rows are written). */
+  vectors: Promise<VectorItem[]>;
+}
+
+async function upsertVectors(deps: ContextStoreDeps, tenant: TenantKey, items: readonly VectorItem[]): Promise<void> {
+  try {
+    await deps.index.upsert(tenant, items);
+  } catch (error) {
+    throw indexingFailed('the vector store failed while indexing; the documents stay hidden, retry the request', error);
+  }
+}
+
+/** Chunk rows, while the vectors are computed: rows before vectors, which the cleanup's orphan sweep relies on. */
+async function chunkRowsThenVectors(deps: ContextStoreDeps, write: AddWrite): Promise<void> {
+  const [, items] = await Promise.all([deps.repository.putMany(write.chunks), write.vectors]);
+  await upsertVectors(deps, write.tenant, items);
+}
+
+function subsetOf(write: AddWrite, documentIds: ReadonlySet<string>): AddWrite {
+  const keep = write.chunks.map((chunk) => documentIds.has(chunk.document_id));
+  return {
+    tenant: write.tenant,
+    documents: write.documents.filter((document) => documentIds.has(document._id)),
+    chunks: write.chunks.filter((_, i) => keep[i]),
+    vectors: write.vectors.then((items) => items.filter((_, i) => keep[i])),
+  };
+}
+
+/** Writes an add: the documents that exist (`existing` ids) are replaced, the others written new. */
+export async function writeDocuments(
+  deps: ContextStoreDeps,
+  write: AddWrite,
+  existing: ReadonlySet<string>,
+): Promise<void> {
+  const fresh = write.documents.filter((document) => !existing.has(document._id));
+  if (fresh.length === write.documents.length) return writeNewDocuments(deps, write);
+  if (fresh.length === 0) return writeReplacingDocuments(deps, write);
+  const freshIds = new Set(fresh.map((document) => document._id));
+  await writeNewDocuments(deps, subsetOf(write, freshIds));
+  await writeReplacingDocuments(deps, subsetOf(write, existing));
+}
+
+/**
+ * Documents no one has written yet (the add read them absent): every row is written once. Chunk rows go first,
+ * already `indexed` (a chunk shows only through its document, which does not exist yet), then vectors, then the
+ * document rows, `indexed`, each created only if still absent. A failure before the documents leaves chunk rows
+ * and vectors that nothing shows; the orphan sweep removes them once they are stale (or a retry completes them).
+ * A document that someone else wrote meanwhile (the same add twice at once, then maybe a delete) is written again
+ * the replacing way, which claims it first.
+ */
+async function writeNewDocuments(deps: ContextStoreDeps, write: AddWrite): Promise<void> {
+  await chunkRowsThenVectors(deps, write);
+  for (const document of write.documents) {
+    document.status = 'indexed';
+    document.indexed = true;
+  }
+  const taken = await deps.repository.createMany(write.documents);
+  if (taken.length > 0) await writeReplacingDocuments(deps, subsetOf(write, new Set(taken)));
+}
+
+/**
+ * Documents that exist (a re-add, or a removal still in progress): the document rows go first as `pending`. That
+ * hides the old version and takes the document out of `deleting`, so a removal in progress stops deleting its
+ * chunk rows (they are deleted only while it is `deleting`) and gives back the vectors it took. Then chunk rows,
+ * vectors, and the move to `indexed`, conditional on `pending`: a delete meanwhile wins. A failure before it leaves
+ * the documents `pending`, which the cleanup re-indexes.
+ */
+async function writeReplacingDocuments(deps: ContextStoreDeps, write: AddWrite): Promise<void> {
+  for (const document of write.documents) {
+    document.status = 'pending';
+    document.indexed = false;
+  }
+  await deps.repository.putMany(write.documents);
+  await chunkRowsThenVectors(deps, write);
+  await deps.repository.transition(
+    write.documents.map((document) => document._id),
+    ['pending'],
+    'indexed',
+  );
+}
