@@ -1,4 +1,5 @@
 import type { VectorMatch, VectorMetadata, VectorQuery } from '@memgate/core';
+import { BestFirst } from './best-first.ts';
 import { ANY, copy, exactScore, filterTest, inverseNorm, searchDense } from './search.ts';
 import type { NamespaceStore } from './store.ts';
 
@@ -47,8 +48,8 @@ export function searchNamespace(store: NamespaceStore, query: VectorQuery): Vect
       const slot = slots[i] as number;
       if (chosen[slot] === 0 && (lexical[slot] as number) >= reach) open.push(slot);
     }
-    open.sort((a, b) => (lexical[b] as number) - (lexical[a] as number));
-    for (const slot of open) {
+    const bestFirst = new BestFirst(open, lexical);
+    for (let slot = bestFirst.next(); slot >= 0; slot = bestFirst.next()) {
       if (weight * (lexical[slot] as number) + (1 - weight) * denseFloor < best.floor) break;
       score(slot);
     }

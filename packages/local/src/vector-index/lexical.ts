@@ -1,4 +1,4 @@
-import { inverseDocumentFrequency, type SparseValues, saturatedFrequency } from '@memgate/core';
+import { inverseDocumentFrequency, lengthNorm, type SparseValues, saturatedFrequencyAt } from '@memgate/core';
 import { TermPostings } from './term-postings.ts';
 
 // BM25+ with core's parameters and formula (core/context/lexical/bm25.ts), which the history filter uses too.
@@ -44,6 +44,8 @@ export class LexicalPostings {
   private totalLength = 0;
   // Scratch for `score`, reused: a search touches every slot holding a query term, without allocating per slot.
   private scores = new Float64Array(1024);
+  /** Each touched slot's BM25 length normalisation for this query, computed once rather than once per term. */
+  private norms = new Float64Array(1024);
   private state = new Uint8Array(1024);
   private touched = new Int32Array(1024);
   private matched = new Int32Array(1024);
@@ -108,15 +110,16 @@ export class LexicalPostings {
       if (posting) weighted.push([posting, count * idf]);
     });
     if (!(ceiling > 0)) return matches;
-    const { scores, state, lengths, epochs, touched } = this;
+    const { scores, norms, state, lengths, epochs, touched } = this;
     let touchedCount = 0;
     // Each slot's score is summed over the query's terms in query order, so it does not depend on posting order.
     for (const [posting, weight] of weighted) {
       const share = weight / ceiling;
       const { slots, frequencies, epochs: written, size } = posting;
+      const holdsDead = size !== posting.live;
       for (let i = 0; i < size; i++) {
         const slot = slots[i] as number;
-        if (written[i] !== epochs[slot]) continue; // a removed slot's posting, not compacted yet
+        if (holdsDead && written[i] !== epochs[slot]) continue; // a removed slot's posting, not compacted yet
         const seen = state[slot] as number;
         if (seen === UNSEEN) {
           touched[touchedCount++] = slot;
@@ -126,12 +129,12 @@ export class LexicalPostings {
           }
           state[slot] = CONTEXT_ONLY;
           scores[slot] = 0;
+          norms[slot] = lengthNorm(lengths[slot] as number, averageLength);
         } else if (seen === REFUSED) continue;
         const stored = frequencies[i] as number;
         if (stored > 0) state[slot] = MATCHED;
         const frequency = stored < 0 ? -stored : stored;
-        scores[slot] =
-          (scores[slot] as number) + share * saturatedFrequency(frequency, lengths[slot] as number, averageLength);
+        scores[slot] = (scores[slot] as number) + share * saturatedFrequencyAt(frequency, norms[slot] as number);
       }
     }
     const matched = this.matched;
@@ -159,6 +162,7 @@ export class LexicalPostings {
     this.lengths = grow(this.lengths, new Float64Array(size));
     this.epochs = grow(this.epochs, new Uint32Array(size));
     this.scores = new Float64Array(size);
+    this.norms = new Float64Array(size);
     this.state = new Uint8Array(size);
     this.touched = new Int32Array(size);
     this.matched = new Int32Array(size);

@@ -17,6 +17,15 @@ export function inverseDocumentFrequency(documents: number, frequency: number): 
  * weights, is then in [0, 1].
  */
 export function saturatedFrequency(frequency: number, length: number, averageLength: number): number {
-  const norm = K1 * (1 - B + (B * length) / averageLength);
+  return saturatedFrequencyAt(frequency, lengthNorm(length, averageLength));
+}
+
+/** The length normalisation of a text of `length` (its part of `saturatedFrequency`, the same for all its terms). */
+export function lengthNorm(length: number, averageLength: number): number {
+  return K1 * (1 - B + (B * length) / averageLength);
+}
+
+/** `saturatedFrequency` given the text's `lengthNorm`: a caller scoring many terms of one text computes it once. */
+export function saturatedFrequencyAt(frequency: number, norm: number): number {
   return (DELTA + (frequency * (K1 + 1)) / (frequency + norm)) / (DELTA + K1 + 1);
 }

@@ -1,7 +1,7 @@
 import type { SparseValues } from '../ports.ts';
 import { lexicalTermsOf, termId } from './terms.ts';
 
-export { inverseDocumentFrequency, saturatedFrequency } from './bm25.ts';
+export { inverseDocumentFrequency, lengthNorm, saturatedFrequency, saturatedFrequencyAt } from './bm25.ts';
 export { lexicalTermsOf, termId } from './terms.ts';
 
 /** How a chunk's neighbours lend it their terms (defaults chosen on LoCoMo's development split, bench/EVAL.md). */
