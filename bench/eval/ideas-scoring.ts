@@ -9,6 +9,15 @@ const BEFORE = '0.360 / 0.648 / 0.730 (0–2: 0.371 / 0.658 / 0.739; 3–4: 0.34
 const WINDOW = '0.364 / 0.651 / 0.735 (0–2: 0.368 / 0.666 / 0.739; 3–4: 0.360 / 0.636 / 0.731)';
 const KEPT = '0.366 / 0.657 / 0.749 (0–2: 0.377 / 0.672 / 0.756; 3–4: 0.354 / 0.641 / 0.742)';
 
+/** Why the keyword levers stop near recall@10 0.75 (EVAL.md, above the ideas), measured in-process. */
+export const LEXICAL_CEILING =
+  'Where the keyword levers stop: before this round, 425 of the 1,105 evidence turns were not in the top 10, and ' +
+  "232 of those share no word with the question but the speaker's name (9 share none). With the kept settings, " +
+  '408 are still missed: 76 rank 11-20 and 332 lower or not at all. Only what a turn means (an embedding model, ' +
+  '`EMBEDDINGS=openai|pinecone`) reaches most of them; every scoring, tokenising, fusion and query-expansion ' +
+  'variant below moved recall@10 by at most 0.02, and the multi-hop and open-domain (44 questions) recall@1 gaps ' +
+  'to stemmed BM25 are one or two questions each.';
+
 export const SCORING_IDEAS: Idea[] = [
   {
     idea: 'Neighbours before a chunk lend it 0.45 of their words, those after it 0.15 (was 0.3 on both sides)',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Machine } from '../lib/machine.ts';
 import type { HistoryResult, HistoryRow } from './history.ts';
 import type { Idea } from './ideas.ts';
+import { LEXICAL_CEILING } from './ideas-scoring.ts';
 import type { RecallRow } from './recall.ts';
 import type { RetrievalResult } from './retrieval.ts';
 
@@ -150,7 +151,7 @@ export function renderEvalMarkdown(report: EvalReport): string {
       '',
     );
   }
-  out.push('## Ideas tried', '');
+  out.push('## Ideas tried', '', LEXICAL_CEILING, '');
   if (report.ideas.length === 0) out.push('None yet.', '');
   else {
     out.push('| idea | area | before | after | kept |', '|---|---|---|---|---|');
