@@ -1,10 +1,18 @@
 /** The OpenAI chat-completion shapes, the one internal data shape for every model path. */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
-  content: string | null;
+  /** Text, or content parts (text, images, …) passed through as the client sent them; absent or null on an
+   *  assistant message that only calls tools. */
+  content?: string | ContentPart[] | null;
   name?: string;
   tool_call_id?: string;
   tool_calls?: ToolCall[];
+  [key: string]: unknown;
+}
+
+/** One part of a message's content (`{ type: "text", text }`, an image, …): kept as sent. */
+export interface ContentPart {
+  type: string;
   [key: string]: unknown;
 }
 

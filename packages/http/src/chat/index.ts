@@ -2,10 +2,9 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { type ChatService, MemgateError } from '@memgate/core';
 import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
-import { areaErrorHandler, fromZodError, limitBody, readJsonObject, throwOnInvalid } from '../errors/index.ts';
+import { areaErrorHandler, jsonBody, limitBody, throwOnInvalid } from '../errors/index.ts';
 import { eventStream, eventsOf, SSE_HEADERS } from '../sse/index.ts';
 import { generateRoute, replayRoute } from './routes.ts';
-import { ChatBody, ReplayParams } from './schemas.ts';
 
 export interface ChatAreaDeps {
   service: ChatService;
@@ -13,21 +12,20 @@ export interface ChatAreaDeps {
   keepAliveMs?: number;
 }
 
-/** The streaming chat's routes (spec 4.3), mounted at the root: paths are absolute. */
-export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono {
+/**
+ * The streaming chat's routes (spec 4.3), mounted at the root: paths are absolute. Each is one `createRoute`
+ * definition (routes.ts) whose schemas the library validates, after the body limit, the token check and `jsonBody`.
+ */
+export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono<AuthEnv> {
   const app = new OpenAPIHono<AuthEnv>({ defaultHook: throwOnInvalid });
   const { verifier, service, logger, keepAliveMs = 15_000 } = deps;
-  app.openAPIRegistry.registerPath(generateRoute);
-  app.openAPIRegistry.registerPath(replayRoute);
   const auth = authenticate({ verifier, scope: 'chat' });
   const onError = (error: unknown) =>
     logger.error('chat stream failed', { error: error instanceof Error ? error.message : String(error) });
 
-  app.post(generateRoute.path, limitBody(), auth, async function generateStream(c) {
-    const parsed = ChatBody.safeParse(await readJsonObject(c));
-    if (!parsed.success) throw fromZodError(parsed.error);
+  app.openapi({ ...generateRoute, middleware: [limitBody(), auth, jsonBody()] }, async function generateStream(c) {
     // Errors up to here (validation, unknown chatId, another user's chat) are JSON; after it they are events.
-    const turn = await service.open(c.var.principal, parsed.data);
+    const turn = await service.open(c.var.principal, c.req.valid('json'));
     const controller = new AbortController();
     const abort = () => controller.abort();
     c.req.raw.signal.addEventListener('abort', abort, { once: true });
@@ -35,15 +33,21 @@ export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono {
     return new Response(body, { status: 200, headers: SSE_HEADERS });
   });
 
-  app.get('/api/v1/chat/replay/:replaySessionID', auth, async function replayStream(c) {
-    // The declared bound (at most 200 characters) also keeps an oversized id from reaching DynamoDB as a key.
-    const params = ReplayParams.safeParse({ replaySessionID: c.req.param('replaySessionID') });
-    if (!params.success) throw new MemgateError('not_found', 'replay_not_found', 'unknown replaySessionID');
-    const events = await service.replay(c.var.principal, params.data.replaySessionID);
-    const body = eventStream({ events: eventsOf(events), abort: () => undefined, keepAliveMs, onError });
-    return new Response(body, { status: 200, headers: SSE_HEADERS });
-  });
+  app.openapi(
+    { ...replayRoute, middleware: [auth] },
+    async function replayStream(c) {
+      const events = await service.replay(c.var.principal, c.req.valid('param').replaySessionID);
+      const body = eventStream({ events: eventsOf(events), abort: () => undefined, keepAliveMs, onError });
+      return new Response(body, { status: 200, headers: SSE_HEADERS });
+    },
+    // The declared bound (at most 200 characters) also keeps an oversized id from reaching DynamoDB as a key: an id
+    // that cannot exist is unknown (404), as one that does not.
+    function unknownReplay(result): undefined {
+      if (!result.success) throw new MemgateError('not_found', 'replay_not_found', 'unknown replaySessionID');
+      return undefined;
+    },
+  );
 
   app.onError(areaErrorHandler('chat', deps.logger));
-  return app as unknown as OpenAPIHono;
+  return app;
 }

@@ -40,3 +40,6 @@ export const replayRoute = createRoute({
     ...errors,
   },
 });
+
+/** Every chat route, for the document of a runtime that does not serve them (the AWS docs function). */
+export const chatRoutes = [generateRoute, replayRoute];

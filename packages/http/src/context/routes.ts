@@ -69,3 +69,6 @@ export const viewDocsRoute = createRoute({
     ...errors,
   },
 });
+
+/** Every context route, for the document of a runtime that does not serve them (the AWS docs function). */
+export const contextRoutes = [addRoute, searchRoute, deleteRoute, viewRoute, viewDocsRoute];

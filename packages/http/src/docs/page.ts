@@ -1,3 +1,5 @@
+import type { OpenApiDocument } from './document.ts';
+
 /** A self-contained API reference page (no CDN: the service must work offline). */
 type Json = Record<string, unknown>;
 
@@ -33,8 +35,8 @@ ${bodySchema ? `<h4>Request body</h4>${schemaBlock(bodySchema)}` : ''}
 <h4>Responses</h4><ul>${responses}</ul></section>`;
 }
 
-export function renderReferencePage(document: Json): string {
-  const info = (document.info ?? {}) as Json;
+export function renderReferencePage(document: OpenApiDocument): string {
+  const { info } = document;
   const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
   const sections: string[] = [];
   const toc: string[] = [];

@@ -1,6 +1,6 @@
 import { Scalar } from '@scalar/hono-api-reference';
 import { Hono } from 'hono';
-import { OPENAPI_PATH } from './index.ts';
+import { OPENAPI_PATH } from './document.ts';
 
 /** Where the page loads the viewer from: this service, never a CDN (the local server must work offline). */
 const SCRIPT = 'scalar.js';

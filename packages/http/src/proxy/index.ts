@@ -1,24 +1,35 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { MemgateError } from '@memgate/core';
+import { type ChatModel, MemgateError, type Principal } from '@memgate/core';
 import type { Context } from 'hono';
-import { type AuthEnv, authenticate } from '../auth/middleware.ts';
+import { authenticate } from '../auth/middleware.ts';
 import type { BaseDeps } from '../deps.ts';
-import { areaErrorHandler, limitBody, readJsonObject, throwOnInvalid } from '../errors/index.ts';
+import { areaErrorHandler, jsonBody, limitBody, type PrepareBody, rejectInvalid } from '../errors/index.ts';
 import { checkModelCanServe, type ProxyCall, requireDefaultModel } from './call.ts';
 import { prepareMessages, type Switches } from './context.ts';
 import type { ProxyAreaDeps } from './deps.ts';
 import { forwardCompletion } from './forward.ts';
 import { listDefaultModels, listTargetModels } from './models.ts';
-import { registerProxyDocs } from './openapi.ts';
 import { serveDefaultResponses } from './responses/default-route.ts';
-import { parseResponsesRequest } from './responses/schema.ts';
+import { inputInSlices, type ResponsesRequest } from './responses/schema.ts';
 import { serveTargetResponses } from './responses/target-route.ts';
-import { parseRequest } from './schema.ts';
+import {
+  defaultCompletionRoute,
+  defaultModelsRoute,
+  defaultResponsesRoute,
+  targetCompletionRoute,
+  targetModelsRoute,
+  targetResponsesRoute,
+} from './routes.ts';
+import { messagesInSlices, type ProxyRequest } from './schema.ts';
 import { createExchangeStore } from './store.ts';
-import { endpointOf, PROXY_ENDPOINTS, PROXY_PREFIX, parseProxyPath } from './target.ts';
+import { PROXY_PREFIX, parseUpstreamPath, type UpstreamTarget, withTargetAsOneSegment } from './target.ts';
 
 export { type BackgroundWork, createBackgroundWork, type ProxyAreaDeps, type ProxySettings } from './deps.ts';
+export { proxyRoutes } from './routes.ts';
 export { parseProxyPath } from './target.ts';
+
+/** What the proxy's middleware leaves for its handlers: the caller, and on route A the target read from the path. */
+export type ProxyEnv = { Variables: { principal: Principal; target: UpstreamTarget } };
 
 function switchesOf(c: Context): Switches {
   const off = (name: string) => c.req.header(name)?.trim().toLowerCase() === 'off';
@@ -32,28 +43,32 @@ function rawPathOf(url: string): string {
   return end < 0 ? url.slice(start) : url.slice(start, end);
 }
 
-/** The completion proxy's routes (spec 4.2), mounted at the root: paths are absolute. */
-export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono {
-  const app = new OpenAPIHono<AuthEnv>({ defaultHook: throwOnInvalid });
+/**
+ * The completion proxy's routes (spec 4.2), mounted at the root: paths are absolute. Each is one `createRoute`
+ * definition (routes.ts) whose schemas the library validates. Before the validator run the body limit, the token
+ * check, route A's target (read from the raw path) and `jsonBody`; a long `messages` list is checked there in
+ * slices (schema.ts), so the validator sees one message standing in for it.
+ */
+export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<ProxyEnv> {
+  const app = new OpenAPIHono<ProxyEnv>({ defaultHook: rejectInvalid() });
   app.onError(areaErrorHandler('proxy', deps.logger));
-  registerProxyDocs(app);
   const storeExchange = createExchangeStore(deps, deps.logger);
+  const auth = authenticate({ verifier: deps.verifier, scope: 'proxy' });
+  const onMessages = rejectInvalid({ listField: 'messages' });
+  const onInput = rejectInvalid({ listField: 'input' });
 
-  app.use(`${PROXY_PREFIX}*`, async function requireProxyEndpoint(c, next) {
-    const endpoint = endpointOf(rawPathOf(c.req.url));
-    if (!endpoint || PROXY_ENDPOINTS[endpoint] !== c.req.method) {
-      throw new MemgateError(
-        'not_found',
-        'not_found',
-        'no such proxy route; use POST …/chat/completions, POST …/responses or GET …/models',
-      );
-    }
+  async function readTarget(c: Context<ProxyEnv>, next: () => Promise<void>) {
+    c.set('target', parseUpstreamPath(rawPathOf(c.req.url)));
     await next();
-  });
-  app.use(`${PROXY_PREFIX}*`, limitBody());
-  app.use(`${PROXY_PREFIX}*`, authenticate({ verifier: deps.verifier, scope: 'proxy' }));
+  }
+  const posted = (onTarget: boolean, prepare?: PrepareBody) => [
+    limitBody(),
+    auth,
+    ...(onTarget ? [readTarget] : []),
+    jsonBody(prepare ? { prepare } : {}),
+  ];
 
-  function callOf(c: Context<AuthEnv>): ProxyCall {
+  function callOf(c: Context<ProxyEnv>): ProxyCall {
     const principal = c.get('principal');
     const switches = switchesOf(c);
     return {
@@ -67,42 +82,84 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono {
     };
   }
 
-  app.get(`${PROXY_PREFIX}*`, async function proxyModels(c) {
-    const target = parseProxyPath(rawPathOf(c.req.url));
-    if (target.kind === 'default') return listDefaultModels(deps.defaultModelId);
-    return listTargetModels(callOf(c), deps.upstreamFor(target.baseUrl, target.apiKey));
-  });
-
-  app.post(`${PROXY_PREFIX}*`, async function proxyPost(c) {
-    const rawPath = rawPathOf(c.req.url);
-    const target = parseProxyPath(rawPath);
-    const body = await readJsonObject(c);
+  async function complete(c: Context<ProxyEnv>, model: ChatModel, owner: 'operator' | 'caller', body: ProxyRequest) {
     const call = callOf(c);
-    if (endpointOf(rawPath) === 'responses') {
-      const request = await parseResponsesRequest(body);
-      if (target.kind === 'default') return serveDefaultResponses(call, request);
-      return serveTargetResponses(call, deps.upstreamFor(target.baseUrl, target.apiKey), request, body);
-    }
-    const request = await parseRequest(body);
-    let model = deps.defaultModel;
-    if (target.kind === 'default') {
+    const request = { ...body, messages: messagesInSlices.itemsOf(c) ?? body.messages };
+    if (owner === 'operator') {
       requireDefaultModel(request.model, deps.defaultModelId);
       checkModelCanServe(model, request);
-    } else {
-      model = deps.upstreamFor(target.baseUrl, target.apiKey);
     }
     const prepared = await prepareMessages(deps, deps.logger, call.principal, request.messages, call.switches);
     return forwardCompletion({
       model,
       request: { ...request, messages: prepared.messages },
       headers: prepared.headers,
-      upstreamOwner: target.kind === 'default' ? 'operator' : 'caller',
+      upstreamOwner: owner,
       clientSignal: call.clientSignal,
       keepAliveMs: deps.settings.keepAliveMs,
       maxDurationMs: deps.settings.totalTimeoutMs,
       ...(call.switches.store ? { onReply: (reply: string) => call.capture(prepared, reply) } : {}),
     });
+  }
+
+  /** The validated Responses request, with its whole `input` when that was checked in slices. */
+  function responsesRequestOf(c: Context<ProxyEnv, string, { out: { json: ResponsesRequest } }>): ResponsesRequest {
+    const request = c.req.valid('json');
+    return { ...request, input: inputInSlices.itemsOf(c) ?? request.input };
+  }
+
+  app.openapi(
+    { ...defaultCompletionRoute, middleware: posted(false, messagesInSlices.prepare) },
+    (c) => complete(c, deps.defaultModel, 'operator', c.req.valid('json')),
+    onMessages,
+  );
+  app.openapi(
+    { ...targetCompletionRoute, middleware: posted(true, messagesInSlices.prepare) },
+    (c) => {
+      const { baseUrl, apiKey } = c.var.target;
+      return complete(c, deps.upstreamFor(baseUrl, apiKey), 'caller', c.req.valid('json'));
+    },
+    onMessages,
+  );
+  app.openapi(
+    { ...defaultResponsesRoute, middleware: posted(false, inputInSlices.prepare) },
+    (c) => serveDefaultResponses(callOf(c), responsesRequestOf(c)),
+    onInput,
+  );
+  app.openapi(
+    { ...targetResponsesRoute, middleware: posted(true, inputInSlices.prepare) },
+    (c) => {
+      const { baseUrl, apiKey } = c.var.target;
+      return serveTargetResponses(callOf(c), deps.upstreamFor(baseUrl, apiKey), responsesRequestOf(c));
+    },
+    onInput,
+  );
+  app.openapi({ ...defaultModelsRoute, middleware: [auth] }, (c) =>
+    c.json(listDefaultModels(deps.defaultModelId), 200),
+  );
+  app.openapi({ ...targetModelsRoute, middleware: [auth, readTarget] }, (c) => {
+    const { baseUrl, apiKey } = c.var.target;
+    return listTargetModels(callOf(c), deps.upstreamFor(baseUrl, apiKey));
   });
-  // The principal variable is internal to this area; callers mount it as a plain app.
-  return app as unknown as OpenAPIHono;
+
+  // A route A path whose base URL spans segments: served by route A's routes in the one-segment form (routes.ts).
+  // Anything else under the prefix (another endpoint, or a method the endpoint does not take): a 404, before any
+  // token check.
+  app.all(`${PROXY_PREFIX}*`, function redispatchOrRefuse(c) {
+    const url = c.req.url;
+    const rawPath = rawPathOf(url);
+    const oneSegment = withTargetAsOneSegment(rawPath);
+    if (oneSegment !== undefined) {
+      const start = url.indexOf(rawPath, url.indexOf('//') + 2);
+      const { method, headers, body, signal } = c.req.raw;
+      const init = { method, headers, body, signal, duplex: 'half' as const };
+      return app.fetch(new Request(url.slice(0, start) + oneSegment + url.slice(start + rawPath.length), init), c.env);
+    }
+    throw new MemgateError(
+      'not_found',
+      'not_found',
+      'no such proxy route; use POST …/chat/completions, POST …/responses or GET …/models',
+    );
+  });
+  return app;
 }

@@ -6,11 +6,11 @@ import { forwardedHeaders } from './upstream-headers.ts';
 const STARTED = Math.floor(Date.now() / 1000);
 
 /** Route B's `GET …/models` (DESIGN.md section 4): the one model it serves. */
-export function listDefaultModels(defaultModelId: string): Response {
-  return Response.json({
-    object: 'list',
-    data: [{ id: defaultModelId, object: 'model', created: STARTED, owned_by: 'memgate' }],
-  });
+export function listDefaultModels(defaultModelId: string) {
+  return {
+    object: 'list' as const,
+    data: [{ id: defaultModelId, object: 'model' as const, created: STARTED, owned_by: 'memgate' }],
+  };
 }
 
 /** Route A's `GET …/models`: the target's list, forwarded as it answered (status, body, the listed headers). */

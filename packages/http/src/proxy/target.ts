@@ -10,7 +10,14 @@ export const PROXY_ENDPOINTS = {
 } as const;
 export type ProxyEndpoint = keyof typeof PROXY_ENDPOINTS;
 
-export type ProxyTarget = { kind: 'default' } | { kind: 'upstream'; baseUrl: string; apiKey: string };
+export type UpstreamTarget = { kind: 'upstream'; baseUrl: string; apiKey: string };
+export type ProxyTarget = { kind: 'default' } | UpstreamTarget;
+
+const malformedPath = () =>
+  invalid(
+    'the proxy path must be /api/v1/proxy/{base URL}/{target API key}/{chat/completions|responses|models}, with an absolute base URL',
+    'proxyUrl',
+  );
 
 /** The endpoint a raw proxy path ends with, or undefined (no such proxy route). */
 export function endpointOf(rawPath: string): ProxyEndpoint | undefined {
@@ -40,10 +47,29 @@ export function parseProxyPath(rawPath: string): ProxyTarget {
   if (/%2f/i.test(baseUrl) || /^[a-z][a-z0-9+.-]*%3a/i.test(baseUrl)) baseUrl = decodeSegment(baseUrl);
   baseUrl = baseUrl.replace(/^([a-z][a-z0-9+.-]*):\/*/i, '$1://');
   if (apiKey === '' || !/^[a-z][a-z0-9+.-]*:\/\/[^/]/i.test(baseUrl)) {
-    throw invalid(
-      'the proxy path must be /api/v1/proxy/{base URL}/{target API key}/{chat/completions|responses|models}, with an absolute base URL',
-      'proxyUrl',
-    );
+    throw malformedPath();
   }
   return { kind: 'upstream', baseUrl, apiKey };
+}
+
+/** Route A's target (its routes never match route B's `default` paths, so `default` here is a malformed path). */
+export function parseUpstreamPath(rawPath: string): UpstreamTarget {
+  const target = parseProxyPath(rawPath);
+  if (target.kind === 'default') throw malformedPath();
+  return target;
+}
+
+/**
+ * Route A's raw path with a base URL that spans segments (`https://h/v1`, `https:/h/v1`) turned into one
+ * percent-encoded segment, the form its routes match; undefined when there is nothing to turn (already one segment,
+ * or not a target path). parseProxyPath reads both forms the same.
+ */
+export function withTargetAsOneSegment(rawPath: string): string | undefined {
+  const endpoint = endpointOf(rawPath);
+  if (!endpoint || !rawPath.startsWith(PROXY_PREFIX)) return undefined;
+  const inner = rawPath.slice(PROXY_PREFIX.length, rawPath.length - endpoint.length - 1);
+  const cut = inner.lastIndexOf('/');
+  const base = inner.slice(0, Math.max(cut, 0));
+  if (!base.includes('/')) return undefined;
+  return `${PROXY_PREFIX}${encodeURIComponent(base)}${inner.slice(cut)}/${endpoint}`;
 }

@@ -54,7 +54,6 @@ export async function serveTargetResponses(
   call: ProxyCall,
   model: ChatModel,
   request: ResponsesRequest,
-  body: Record<string, unknown>,
 ): Promise<Response> {
   if (!model.relay) throw new MemgateError('internal', 'internal_error', 'the target cannot serve the Responses API');
   const { deps } = call;
@@ -62,7 +61,7 @@ export async function serveTargetResponses(
   const prepared = await prepareMessages(deps, deps.logger, call.principal, messages, call.switches);
   const changed =
     prepared.messages.length !== messages.length || prepared.messages.some((message, at) => message !== messages[at]);
-  const sent = changed ? { ...body, input: messagesToInput(prepared.messages, itemsOf) } : body;
+  const sent = changed ? { ...request, input: messagesToInput(prepared.messages, itemsOf) } : request;
   const upstream = followClient(call.clientSignal);
   const raw = await model.relay({ method: 'POST', path: 'responses', body: sent }, { signal: upstream.signal });
   const headers = { ...prepared.headers, ...forwardedHeaders(raw.headers, 'caller') };

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { type AppDeps, createApp } from '../app.ts';
+import { createTokenVerifier } from '../auth/index.ts';
+import { silentLogger } from '../observability/index.ts';
+import { API_ROUTES, apiDocument } from './document.ts';
+
+// The apps declare their routes with `app.openapi`; a runtime that serves only the docs (the AWS docs function)
+// builds the document from API_ROUTES. Both must describe the same API, and the API must serve what it describes.
+
+const app = createApp({
+  verifier: createTokenVerifier({ kind: 'hs256', secret: 'x'.repeat(40) }),
+  logger: silentLogger,
+  context: {},
+  proxy: {},
+  chat: {},
+} as unknown as AppDeps);
+
+type Doc = ReturnType<typeof apiDocument>;
+const served = async () => (await (await app.request('/api/v1/openapi.json')).json()) as Doc;
+
+/** Every `$ref` in `value`. */
+function refsOf(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) refsOf(item, found);
+  else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string') found.push(item);
+      else refsOf(item, found);
+    }
+  }
+  return found;
+}
+
+describe('the OpenAPI document', () => {
+  it('is the same whether built from the served apps or from the route list', async () => {
+    expect(await served()).toEqual(apiDocument());
+    const operations = Object.values(apiDocument().paths ?? {}).flatMap((item) => Object.keys(item));
+    expect(operations).toHaveLength(API_ROUTES.length);
+  });
+
+  it('resolves every reference, and gives every body a schema with its fields', () => {
+    const doc = apiDocument();
+    const schemas = doc.components?.schemas ?? {};
+    for (const ref of refsOf(doc)) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(schemas, ref).toHaveProperty([ref.split('/').at(-1) as string]);
+    }
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      const post = (item as { post?: { requestBody?: { content: Record<string, { schema: { $ref?: string } }> } } })
+        .post;
+      if (!post) continue;
+      const ref = post.requestBody?.content['application/json']?.schema.$ref;
+      expect(ref, path).toBeDefined();
+      expect(
+        Object.keys((schemas[ref?.split('/').at(-1) ?? ''] as { properties?: object }).properties ?? {}),
+        path,
+      ).not.toHaveLength(0);
+    }
+  });
+
+  it('lists only routes the API serves (each refuses a request without a token, none is unknown)', async () => {
+    for (const [path, item] of Object.entries(apiDocument().paths ?? {})) {
+      const url = path
+        .replace('{proxyUrl}', encodeURIComponent('https://api.example.com/v1'))
+        .replace('{target_api_key}', 'sk-test')
+        .replace('{replaySessionID}', 'r1');
+      for (const method of Object.keys(item)) {
+        const response = await app.request(url, { method: method.toUpperCase() });
+        expect(response.status, `${method} ${path}`).toBe(401);
+      }
+    }
+  });
+});

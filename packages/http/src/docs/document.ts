@@ -1,0 +1,39 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { chatRoutes } from '../chat/routes.ts';
+import { contextRoutes } from '../context/routes.ts';
+import { proxyRoutes } from '../proxy/routes.ts';
+
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+const CONFIG = {
+  openapi: '3.1.0',
+  info: {
+    title: 'memgate API',
+    version: '1.0.0',
+    description:
+      'Context store, OpenAI-compatible completion proxy and streaming chat. Every endpoint needs a bearer JWT.',
+  },
+  security: [{ bearerAuth: [] }],
+};
+
+export type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
+
+/** Every route the HTTP API serves, area by area (what the areas' apps declare with `app.openapi`). */
+export const API_ROUTES = [...contextRoutes, ...proxyRoutes, ...chatRoutes];
+
+/** The OpenAPI 3.1 document of the routes `app` declared. */
+export function openApiDocumentOf(app: OpenAPIHono): OpenApiDocument {
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  });
+  return app.getOpenAPI31Document(CONFIG);
+}
+
+/** The document of every route, for a runtime that serves the docs but not the routes (the AWS docs function). */
+export function apiDocument(): OpenApiDocument {
+  const app = new OpenAPIHono();
+  for (const route of API_ROUTES) app.openAPIRegistry.registerPath(route);
+  return openApiDocumentOf(app);
+}

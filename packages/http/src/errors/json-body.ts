@@ -1,0 +1,34 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { readJsonObject } from './body.ts';
+
+/**
+ * What the library's validator should see instead of the whole body (e.g. one message standing in for 100,000
+ * checked in slices), or the body itself.
+ */
+export type PrepareBody = (body: Record<string, unknown>, c: Context) => Promise<Record<string, unknown>>;
+
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+/**
+ * Route middleware that runs before `@hono/zod-openapi`'s validator, for what a schema cannot do or must not do
+ * first: the body (already size-limited by `limitBody`) is read once and refused with the area's messages when it
+ * is empty, not JSON, nested deeper than MAX_JSON_DEPTH or not an object, before any schema walks it. The body is
+ * read as JSON whatever its Content-Type says, as it always was (`curl -d` sends a form type): the validator's
+ * media-type gate would answer 415 to that, so the type is set to the JSON the body was just proved to be.
+ */
+export function jsonBody({ prepare }: { prepare?: PrepareBody } = {}): MiddlewareHandler {
+  return async function readJsonBody(c, next) {
+    const body = await readJsonObject(c);
+    if (!JSON_MEDIA_TYPE.test((c.req.header('content-type') ?? '').split(';')[0]?.trim() ?? '')) {
+      c.req.raw.headers.set('content-type', 'application/json');
+    }
+    const seen = prepare ? await prepare(body, c) : body;
+    if (seen !== body) {
+      // The validator reads `c.req.json()`, which parses the body Hono cached for this request (a promise per
+      // form, whatever the cache's type says). Leave it the stand-in instead of the text read above.
+      delete c.req.bodyCache.text;
+      c.req.bodyCache.json = Promise.resolve(seen);
+    }
+    await next();
+  };
+}
