@@ -17,8 +17,11 @@ export default $config({
     const { proxy, chat } = await import('./infra/streaming.ts');
     await import('./infra/cleanup.ts');
     const { mcp } = await import('./infra/mcp.ts');
+    // After the streaming functions: the API reference names their URLs as the proxy's and the chat's servers.
+    await import('./infra/docs.ts');
     return {
       api: api.url,
+      docs: $interpolate`${api.url}/docs`,
       proxy: proxy.url,
       chat: chat.url,
       openaiBaseUrl: $interpolate`${proxy.url}api/v1/proxy/default`,

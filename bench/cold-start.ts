@@ -195,6 +195,8 @@ export function lambdaScenarios(token: string): Record<string, LambdaScenario> {
       }),
       status: 200,
     },
+    // The page's first request after the HTML: the document, built from the routes' definitions at cold start.
+    docs: { event: api('GET', '/api/v1/openapi.json'), status: 200 },
     // A stateless MCP server serves any message first; a search is the one that touches both stores.
     mcp: {
       event: httpEvent({

@@ -14,7 +14,9 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import { build, type Metafile, type Plugin } from 'esbuild';
+import { SCALAR_SCRIPT_FILE } from '../functions/runtime/scalar-file.ts';
 import { TOKENIZER_TABLE_FILE } from '../functions/runtime/tokenizer.ts';
+import { scalarStandalonePath } from '../packages/local/src/docs.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const FUNCTIONS_DIR = join(ROOT, 'functions');
@@ -135,35 +137,60 @@ const builtinsThroughRequire: Plugin = {
   },
 };
 
-/** The tokenizer's table, compressed once per gpt-tokenizer version (brotli at its best setting takes seconds). */
-export async function tokenizerTable(): Promise<string> {
-  const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'gpt-tokenizer', 'package.json'), 'utf8'));
-  const cached = join(ROOT, 'node_modules', '.cache', 'memgate-tokenizer', `${version}-${TOKENIZER_TABLE_FILE}`);
-  if (!existsSync(cached)) {
-    const source = join(ROOT, 'node_modules', 'gpt-tokenizer', 'esm', 'bpeRanks', 'o200k_base.js');
-    const { default: ranks } = (await import(pathToFileURL(source).href)) as { default: unknown[] };
-    const compressed = brotliCompressSync(JSON.stringify(ranks), {
-      params: {
-        [zlib.BROTLI_PARAM_QUALITY]: 11,
-        [zlib.BROTLI_PARAM_LGWIN]: 24,
-        [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
-      },
-    });
-    mkdirSync(dirname(cached), { recursive: true });
-    // Test files build in parallel: each writes its own file, and the rename makes the table appear whole.
-    const partial = `${cached}.${process.pid}-${Math.random().toString(36).slice(2)}`;
-    writeFileSync(partial, compressed);
-    renameSync(partial, cached);
-  }
+/**
+ * `content` compressed with brotli at its best setting (seconds for a few megabytes), cached at `cached` (per version
+ * of what it comes from) and written whole.
+ */
+async function compressedOnce(cached: string, content: () => Promise<string | Buffer>): Promise<string> {
+  if (existsSync(cached)) return cached;
+  const compressed = brotliCompressSync(await content(), {
+    params: {
+      [zlib.BROTLI_PARAM_QUALITY]: 11,
+      [zlib.BROTLI_PARAM_LGWIN]: 24,
+      [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+    },
+  });
+  mkdirSync(dirname(cached), { recursive: true });
+  // Test files build in parallel: each writes its own file, and the rename makes it appear whole.
+  const partial = `${cached}.${process.pid}-${Math.random().toString(36).slice(2)}`;
+  writeFileSync(partial, compressed);
+  renameSync(partial, cached);
   return cached;
 }
 
-/** Puts the tokenizer table beside each bundle that contains the tokenizer. */
+/** The tokenizer's table, compressed once per gpt-tokenizer version. */
+export async function tokenizerTable(): Promise<string> {
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'gpt-tokenizer', 'package.json'), 'utf8'));
+  const cached = join(ROOT, 'node_modules', '.cache', 'memgate-tokenizer', `${version}-${TOKENIZER_TABLE_FILE}`);
+  return compressedOnce(cached, async () => {
+    const source = join(ROOT, 'node_modules', 'gpt-tokenizer', 'esm', 'bpeRanks', 'o200k_base.js');
+    const { default: ranks } = (await import(pathToFileURL(source).href)) as { default: unknown[] };
+    return JSON.stringify(ranks);
+  });
+}
+
+/** Scalar's browser bundle (4.3 MB), compressed once per @scalar/api-reference version (~0.9 MB). */
+export async function scalarScript(): Promise<string> {
+  const source = scalarStandalonePath();
+  const { version } = JSON.parse(readFileSync(join(dirname(source), '..', '..', 'package.json'), 'utf8'));
+  const cached = join(ROOT, 'node_modules', '.cache', 'memgate-scalar', `${version}-${SCALAR_SCRIPT_FILE}`);
+  return compressedOnce(cached, async () => readFileSync(source));
+}
+
+/** What a bundle needs beside it, by the module that reads it: the tokenizer table, Scalar's script. */
+const SIDECARS = [
+  { reader: join(FUNCTIONS_DIR, 'runtime', 'tokenizer.ts'), file: TOKENIZER_TABLE_FILE, source: tokenizerTable },
+  { reader: join(FUNCTIONS_DIR, 'runtime', 'docs-app.ts'), file: SCALAR_SCRIPT_FILE, source: scalarScript },
+];
+
+/** Puts each sidecar beside the bundles that contain the module that reads it. */
 async function copySidecars(metafile: Metafile): Promise<void> {
-  const tokenizer = relative(ROOT, join(FUNCTIONS_DIR, 'runtime', 'tokenizer.ts'));
-  for (const [file, output] of Object.entries(metafile.outputs)) {
-    if (!output.inputs[tokenizer]?.bytesInOutput) continue;
-    copyFileSync(await tokenizerTable(), join(ROOT, file, '..', TOKENIZER_TABLE_FILE));
+  for (const { reader, file: sidecar, source } of SIDECARS) {
+    const input = relative(ROOT, reader);
+    for (const [file, output] of Object.entries(metafile.outputs)) {
+      if (!output.inputs[input]?.bytesInOutput) continue;
+      copyFileSync(await source(), join(ROOT, file, '..', sidecar));
+    }
   }
 }
 

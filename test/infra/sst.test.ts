@@ -16,6 +16,10 @@ const SPEC_ROUTES = {
   'POST /api/v1/proxy/default/chat/completions': { via: 'url', bundle: 'proxy' },
   'POST /api/v1/chat/generate/stream': { via: 'url', bundle: 'chat-stream' },
   'GET /api/v1/chat/replay/{replaySessionID}': { via: 'url', bundle: 'chat-stream' },
+  // Issue 14: the API reference on the API's host, its script from the function (no CDN).
+  'GET /api/v1/openapi.json': { via: 'api', bundle: 'docs' },
+  'GET /docs': { via: 'api', bundle: 'docs' },
+  'GET /docs/{file}': { via: 'api', bundle: 'docs' },
 } as const;
 
 // What each function uses, and so all it may receive: the table, plus these secrets.
@@ -32,6 +36,8 @@ const SECRETS_BY_BUNDLE: Record<string, string[]> = {
   cleanup: ['EmbeddingsApiKey', 'PineconeApiKey'],
   mcp: CONTEXT,
 };
+/** The docs function reads no data: no table, no secret; only where the proxy and the chat answer. */
+const TOUCHES_NO_DATA = new Set(['docs']);
 
 let outputs: Record<string, unknown>;
 let app: Record<string, unknown>;
@@ -73,7 +79,7 @@ describe('sst.config.ts', () => {
         expect(routes.some((item) => item.route === route)).toBe(false);
       }
     }
-    expect(routes).toHaveLength(5);
+    expect(routes).toHaveLength(8);
   });
 
   it('streams the SSE endpoints through function URLs with CORS, and nothing else', () => {
@@ -149,10 +155,20 @@ describe('sst.config.ts', () => {
     expect(table.pointInTimeRecovery).toEqual({ enabled: true });
   });
 
+  it('serves the API reference from a function that touches no data, naming the streaming URLs', () => {
+    const docs = functionFor('docs');
+    expect(docs.args.link).toBeUndefined();
+    expect(docs.args.environment).toEqual({
+      MEMGATE_PROXY_URL: 'https://proxy.lambda-url.test/',
+      MEMGATE_CHAT_URL: 'https://chatstream.lambda-url.test/',
+    });
+    expect(outputs.docs).toEqual({ interpolate: ['', '/docs'], values: ['https://api.test'] });
+  });
+
   it('links every function to the table and gives it only the secrets it uses', () => {
     const table = recorded.find((item) => item.kind === 'Dynamo');
-    expect(functions().map(bundleOf).sort()).toEqual(Object.keys(SECRETS_BY_BUNDLE).sort());
-    for (const fn of functions()) {
+    expect(functions().map(bundleOf).sort()).toEqual([...Object.keys(SECRETS_BY_BUNDLE), ...TOUCHES_NO_DATA].sort());
+    for (const fn of functions().filter((item) => !TOUCHES_NO_DATA.has(bundleOf(item)))) {
       const env = fn.args.environment as Record<string, unknown>;
       expect(
         (fn.args.link as { id: string }[]).map((item) => item.id),

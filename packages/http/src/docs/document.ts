@@ -37,3 +37,25 @@ export function apiDocument(): OpenApiDocument {
   for (const route of API_ROUTES) app.openAPIRegistry.registerPath(route);
   return openApiDocumentOf(app);
 }
+
+/** Where an area is served when it is not beside the docs (on AWS the proxy and the chat have function URLs). */
+export interface AreaServers {
+  proxy?: string | undefined;
+  chat?: string | undefined;
+}
+
+const AREA_PREFIXES = { proxy: '/api/v1/proxy/', chat: '/api/v1/chat/' } as const;
+
+/** `document` with each path of an area that lives elsewhere naming its server, so "try it" calls the right host. */
+export function withServers(document: OpenApiDocument, servers: AreaServers): OpenApiDocument {
+  const paths = Object.fromEntries(
+    Object.entries(document.paths ?? {}).map(([path, item]) => {
+      const area = (Object.keys(AREA_PREFIXES) as (keyof AreaServers)[]).find((name) =>
+        path.startsWith(AREA_PREFIXES[name]),
+      );
+      const url = area ? servers[area]?.replace(/\/+$/, '') : undefined;
+      return [path, url ? { ...item, servers: [{ url, description: `the ${area} function URL` }] } : item];
+    }),
+  );
+  return { ...document, paths };
+}
