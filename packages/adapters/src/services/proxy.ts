@@ -1,13 +1,7 @@
-import {
-  type ChatModel,
-  type ContextStore,
-  createCachedEmbedder,
-  createExtractiveModel,
-  type Embedder,
-} from '@memgate/core';
+import { type ChatModel, type ContextStore, createCachedEmbedder, type Embedder, EXACT_TOKENS } from '@memgate/core';
 import { createTargetGuard } from '../ssrf/index.ts';
-import { createOperatorGuard } from '../ssrf/operator.ts';
 import { createUpstreamModel } from '../upstream/index.ts';
+import { createDefaultModel } from './default-model.ts';
 import type { ServiceInputs } from './index.ts';
 
 /** What the proxy area needs (packages/http ProxyAreaDeps), plus the default model the chat reuses. */
@@ -22,19 +16,7 @@ export function createProxyServices(
     allowedHosts: config.PROXY_ALLOWED_HOSTS,
   });
   const timeoutMs = config.PROXY_UPSTREAM_TIMEOUT_MS;
-  // The operator's own default upstream is trusted configuration: route A's SSRF policy (PROXY_ALLOW_PRIVATE_TARGETS,
-  // PROXY_ALLOWED_HOSTS) neither applies to it nor has to be opened for it.
-  const defaultGuard = createOperatorGuard({ variable: 'DEFAULT_MODEL_BASE_URL' });
-  const defaultModel: ChatModel = config.DEFAULT_MODEL_BASE_URL
-    ? createUpstreamModel({
-        id: config.DEFAULT_MODEL_ID,
-        baseUrl: config.DEFAULT_MODEL_BASE_URL,
-        timeoutMs,
-        guard: defaultGuard,
-        ...(config.DEFAULT_MODEL_API_KEY ? { apiKey: config.DEFAULT_MODEL_API_KEY } : {}),
-        ...(config.DEFAULT_MODEL_UPSTREAM_ID ? { upstreamModel: config.DEFAULT_MODEL_UPSTREAM_ID } : {}),
-      })
-    : createExtractiveModel({ clock: () => inputs.clock.now() });
+  const defaultModel = createDefaultModel(inputs, EXACT_TOKENS);
   return {
     contextStore: shared.contextStore,
     embedder: createCachedEmbedder({ embedder: shared.embedder }),

@@ -1,6 +1,7 @@
 import { countTokens as countExactly } from 'gpt-tokenizer';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { estimateTokens } from '../history/estimate.ts';
+import { EXACT_TOKENS } from '../history/tokens.ts';
 import { createExtractiveModel, formatContextMessage, NOTHING_STORED, parseContextMessage } from './index.ts';
 
 const passages = [
@@ -41,7 +42,7 @@ describe('context message format', () => {
 });
 
 describe('extractive responder', () => {
-  const model = createExtractiveModel({ clock: () => new Date('2026-01-01T00:00:00Z') });
+  const model = createExtractiveModel({ clock: () => new Date('2026-01-01T00:00:00Z'), tokens: EXACT_TOKENS });
 
   it('answers with the sentences that best match the question, its usage estimated without the tokenizer', async () => {
     const completion = await model.complete(
@@ -148,5 +149,28 @@ describe('extractive responder', () => {
       choices: [],
       usage: { completion_tokens: estimateTokens(text) },
     });
+  });
+});
+
+describe('extractive responder without exact counting (the chat stream)', () => {
+  const model = createExtractiveModel({ clock: () => new Date('2026-01-01T00:00:00Z') });
+  const question = { role: 'user' as const, content: 'Is parking free for visitors?' };
+
+  it('answers and reports usage as the exact one does, never running the tokenizer', async () => {
+    const completion = await model.complete({ model: 'x', messages: [context, question] }, {});
+    expect(completion.choices[0]?.message.content).toBe('Parking is free for visitors.');
+    expect(completion.usage?.completion_tokens).toBe(estimateTokens('Parking is free for visitors.'));
+    expect(tokenizer.calls).toBe(0);
+  });
+
+  it('refuses a token limit it cannot honour exactly, naming the field, before answering', () => {
+    expect(() => model.check?.({ model: 'x', max_tokens: 3, messages: [context, question] })).toThrow(
+      expect.objectContaining({ field: 'max_tokens' }),
+    );
+    expect(() => model.check?.({ model: 'x', max_completion_tokens: 3, messages: [context, question] })).toThrow(
+      /cannot honour max_completion_tokens/,
+    );
+    expect(() => model.check?.({ model: 'x', messages: [context, question] })).not.toThrow();
+    expect(tokenizer.calls).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { invalid } from '../errors/index.ts';
 import { lastUserIndex } from '../history/filter.ts';
-import { countPromptTokens, createTokenMeter, messageText, truncateToTokens, utf8Length } from '../history/tokens.ts';
+import { countPromptTokens, createTokenMeter, type ExactTokens, messageText, utf8Length } from '../history/tokens.ts';
 import type { ChatCompletion, ChatCompletionRequest, ChatModel, Usage } from '../model/index.ts';
 import { type ContextPassage, parseContextMessage } from './context-message.ts';
 import { selectSentences } from './select.ts';
@@ -55,7 +55,7 @@ export function checkExtractiveRequest(request: ChatCompletionRequest): void {
 }
 
 /** Builds the extractive answer: the best sentences of the injected context for the last user message. */
-async function answer(request: ChatCompletionRequest): Promise<Answer> {
+async function answer(request: ChatCompletionRequest, tokens: ExactTokens | undefined): Promise<Answer> {
   const passages: ContextPassage[] = request.messages
     .filter((message) => message.role === 'system' && typeof message.content === 'string')
     .flatMap((message) => parseContextMessage(message.content as string));
@@ -66,13 +66,13 @@ async function answer(request: ChatCompletionRequest): Promise<Answer> {
   let finishReason: Answer['finishReason'] = 'stop';
   const limit = answerTokenLimit(request);
   // One meter for the answer: the request's messages can be megabytes (DESIGN.md §4, "Size and time").
-  const meter = createTokenMeter();
+  const meter = createTokenMeter(tokens ?? {});
   // The limit decides, so it is checked exactly; but an answer of no more UTF-8 bytes than the limit fits without
   // a count (every token is at least one byte), and then the tokenizer's table is never read.
   const answerText = pieces.join(' ');
   let cutAt: number | undefined;
   if (limit !== undefined && utf8Length(answerText) > limit && (await meter.countUpTo(answerText, limit)) > limit) {
-    pieces = [truncateToTokens(answerText, limit)];
+    pieces = [(tokens as ExactTokens).truncate(answerText, limit)];
     finishReason = 'length';
     cutAt = limit;
   }
@@ -91,13 +91,27 @@ async function answer(request: ChatCompletionRequest): Promise<Answer> {
 /**
  * The embedded extractive responder (`memgate/extractive`): answers from the context the proxy injected by quoting
  * the sentences that best answer the last user message. It cannot decide to call tools: with `tools` it still answers
- * in text and never returns `tool_calls`.
+ * in text and never returns `tool_calls`. `tokens` (EXACT_TOKENS) cuts an answer at `max_tokens` exactly; a responder
+ * built without it (the chat stream, which never sets a limit, so its function ships no tokenizer) refuses a limit.
  */
-export function createExtractiveModel({ clock = () => new Date() }: { clock?: () => Date } = {}): ChatModel {
+export function createExtractiveModel({
+  clock = () => new Date(),
+  tokens,
+}: {
+  clock?: () => Date;
+  tokens?: ExactTokens;
+} = {}): ChatModel {
   const created = () => Math.floor(clock().getTime() / 1000);
+  function check(request: ChatCompletionRequest): void {
+    checkExtractiveRequest(request);
+    if (!tokens && answerTokenLimit(request) !== undefined) {
+      const field = request.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
+      throw invalid(`${EXTRACTIVE_MODEL_ID} counts no tokens here, so it cannot honour ${field}`, field);
+    }
+  }
 
   async function complete(request: ChatCompletionRequest): Promise<ChatCompletion> {
-    const result = await answer(request);
+    const result = await answer(request, tokens);
     return {
       id: `chatcmpl-${randomUUID()}`,
       object: 'chat.completion',
@@ -111,7 +125,7 @@ export function createExtractiveModel({ clock = () => new Date() }: { clock?: ()
   }
 
   async function* stream(request: ChatCompletionRequest, options: { signal?: AbortSignal }): AsyncIterable<string> {
-    const result = await answer(request);
+    const result = await answer(request, tokens);
     const base = {
       id: `chatcmpl-${randomUUID()}`,
       object: 'chat.completion.chunk',
@@ -130,5 +144,5 @@ export function createExtractiveModel({ clock = () => new Date() }: { clock?: ()
     if (streamOptions?.include_usage) yield JSON.stringify({ ...base, choices: [], usage: result.usage });
   }
 
-  return { id: EXTRACTIVE_MODEL_ID, complete, stream, check: checkExtractiveRequest };
+  return { id: EXTRACTIVE_MODEL_ID, complete, stream, check };
 }

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../model/index.ts';
-import { createTokenMeter, MESSAGE_FRAMING_TOKENS, messageText, utf8Length } from './tokens.ts';
+import { createTokenMeter, EXACT_TOKENS, MESSAGE_FRAMING_TOKENS, messageText, utf8Length } from './tokens.ts';
 
 /** Token counts of a request's messages by index, each worked out only as far as a decision needs it. */
 export interface MessageTokens {
@@ -28,7 +28,7 @@ export function createMessageTokens(
     };
     return { bound: exact, upTo: exact, forReport: exact };
   }
-  const meter = createTokenMeter();
+  const meter = createTokenMeter(EXACT_TOKENS);
   const textOf = (index: number) => messageText(messages[index] as ChatMessage);
   return {
     bound: (index) => utf8Length(textOf(index)) + MESSAGE_FRAMING_TOKENS,

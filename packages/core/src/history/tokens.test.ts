@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { countTokens as countWithoutCache } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import { PIECE_CHARS, piecesOf, utf8Length } from './pieces.ts';
-import { countTokens, createTokenCounter, createTokenMeter, truncateToTokens } from './tokens.ts';
+import { countTokens, createTokenCounter, createTokenMeter, EXACT_TOKENS, truncateToTokens } from './tokens.ts';
 
 const plain = { disallowedSpecial: new Set<string>() };
 
@@ -105,9 +105,9 @@ describe('token meter (one pass over a request)', () => {
 
   it('decides exactly within its allowance, then on an upper bound, so a budget is never overrun', async () => {
     const first = words(50);
-    const roomy = createTokenMeter({ counter: createTokenCounter() });
+    const roomy = createTokenMeter({ ...EXACT_TOKENS, counter: createTokenCounter() });
     expect(await roomy.countUpTo(first, Number.POSITIVE_INFINITY)).toBe(countWithoutCache(first, plain));
-    const meter = createTokenMeter({ allowance: 10, counter: createTokenCounter() });
+    const meter = createTokenMeter({ ...EXACT_TOKENS, allowance: 10, counter: createTokenCounter() });
     expect(await meter.countUpTo(first, Number.POSITIVE_INFINITY)).toBeGreaterThan(countWithoutCache(first, plain));
     const text = words(2_000); // the allowance is spent
     const bound = await meter.countUpTo(text, Number.POSITIVE_INFINITY);

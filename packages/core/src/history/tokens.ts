@@ -80,6 +80,26 @@ export function createTokenCounter({
 /** Tokens of a text with the o200k BPE (gpt-tokenizer's default encoding); counts of repeated texts are kept. */
 export const countTokens: TokenCounter = /* @__PURE__ */ createTokenCounter();
 
+/**
+ * Exact counting, for what decides on tokens (a history budget, an answer's length limit). Passed in, not defaulted,
+ * so that a function that decides nothing on tokens (the chat stream) bundles no tokenizer and ships no table.
+ */
+export interface ExactTokens {
+  /** Remembers the counts of whole texts across requests. */
+  counter: TokenCounter;
+  /** Counts one piece (see pieces.ts). */
+  count(piece: string): number;
+  /** The start of a text that is at most `limit` tokens. */
+  truncate(text: string, limit: number): string;
+}
+
+/** The o200k tokenizer (gpt-tokenizer), the counts of repeated texts kept. */
+export const EXACT_TOKENS: ExactTokens = {
+  counter: countTokens,
+  count: countPiece,
+  truncate: (text, limit) => truncateToTokens(text, limit),
+};
+
 /** Tokens of one chat message: its text plus the per-message framing OpenAI counts (about 4 tokens). */
 export function countMessageTokens(message: ChatMessage): number {
   return countTokens(messageText(message)) + MESSAGE_FRAMING_TOKENS;
@@ -106,14 +126,15 @@ export interface TokenMeter {
  */
 export function createTokenMeter({
   allowance = EXACT_TOKENS_PER_PASS,
-  counter = countTokens,
-  count = countPiece,
+  counter,
+  count,
   estimate = estimateTokens,
   sliceMs = 10,
 }: {
   allowance?: number;
+  /** With `count`, what decisions are counted with (EXACT_TOKENS's); without them the meter only reports. */
   counter?: TokenCounter;
-  /** Counts one piece exactly; the tokenizer by default. */
+  /** Counts one piece exactly. */
   count?: (piece: string) => number;
   /** Estimates one piece's tokens for a report; estimateTokens by default. */
   estimate?: (piece: string) => number;
@@ -121,7 +142,12 @@ export function createTokenMeter({
 } = {}): TokenMeter {
   const slice = createTimeSlice(sliceMs);
   let left = allowance;
-  async function measure(text: string, limit: number): Promise<number> {
+  async function measure(
+    text: string,
+    limit: number,
+    counter: TokenCounter,
+    count: (piece: string) => number,
+  ): Promise<number> {
     let tokens = 0;
     let done = 0;
     for (const piece of piecesOf(text)) {
@@ -147,7 +173,9 @@ export function createTokenMeter({
   // A text counted before is answered at once (no promise: a history of 100,000 messages asks 100,000 times), unless
   // the slice is used up: then the loop is given back first, whoever is asking.
   function decide(text: string, limit: number): number | Promise<number> {
-    const go = () => counter.known(text) ?? measure(text, limit);
+    // A programming error, not a request's: whoever decides on tokens is built with EXACT_TOKENS.
+    if (!counter || !count) throw new Error('this token meter only reports: it was given no exact counter');
+    const go = () => counter.known(text) ?? measure(text, limit, counter, count);
     return slice.due() ? slice.giveWay().then(go) : go();
   }
   function report(text: string): number | Promise<number> {
@@ -158,7 +186,10 @@ export function createTokenMeter({
 }
 
 /** Tokens of a prompt's messages (each one's text plus its framing), for a usage report. */
-export async function countPromptTokens(meter: TokenMeter, messages: readonly ChatMessage[]): Promise<number> {
+export async function countPromptTokens(
+  meter: Pick<TokenMeter, 'count'>,
+  messages: readonly ChatMessage[],
+): Promise<number> {
   let tokens = 0;
   for (const message of messages) tokens += (await meter.count(messageText(message))) + MESSAGE_FRAMING_TOKENS;
   return tokens;
