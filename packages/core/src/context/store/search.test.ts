@@ -78,6 +78,19 @@ describe('search: the band applies before top_k (DESIGN.md section 3)', () => {
     for (const hit of hits) expect(hit.fileName).toMatch(/^kept-/);
   });
 
+  it('asks the index once when its answer already falls below the band', async () => {
+    const s = setup();
+    await s.add('gamma delta', names('unrelated', 20));
+    const hits = await s.store.search(alice, {
+      query: 'alpha beta',
+      similarity_threshold: 1,
+      minimum_similarity_threshold: 0.3,
+      top_k: 5,
+    });
+    expect(hits).toEqual([]);
+    expect(s.queries.map((query) => query.topK)).toEqual([5]);
+  });
+
   it('asks the index once when the first answer fills top_k', async () => {
     const s = setup();
     await s.add('alpha beta', names('exact', 20));

@@ -94,7 +94,9 @@ export async function searchContext(
     for (const match of fresh) seen.add(`${match.tenant}\u0000${match.id}`);
     found.push(...(await visibleHits(deps, fresh)));
     // Matches a tenant has not returned yet score at most its last one: results above every such horizon are final.
-    const open = perTenant.filter((matches) => matches.length >= fetch);
+    // A tenant whose last match is already below the band has nothing left to give (issue 17: a search with no
+    // in-band match asked the index 5 times, up to 1,000 matches, e.g. every proxy request with no relevant context).
+    const open = perTenant.filter((matches) => matches.length >= fetch && (matches.at(-1)?.score ?? 0) >= min);
     const horizon = Math.max(...open.map((matches) => matches.at(-1)?.score ?? 0), Number.NEGATIVE_INFINITY);
     const settled = found.filter((hit) => hit.score >= horizon).length;
     if (settled >= topK || open.length === 0 || fetch >= MAX_FETCH) break;
