@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 
 // The local server as a user runs it (`npm start`: packages/local/src/main.ts in its own Node process), bound to
@@ -42,7 +43,29 @@ export function cpuSecondsOf(pid: number): number {
   }
 }
 
-function childrenOf(pid: number): number[] {
+/**
+ * Lowers every thread of a process to nice 10 (Linux priority is per thread, so each task under /proc is set). The
+ * load run does this to DynamoDB Local and to itself: in a deployment neither the database nor the callers share
+ * the server's cores, and here they would otherwise take turns with its event loop on a 2-core machine, so /health
+ * would measure the scheduler rather than the server.
+ */
+export function lowerPriority(pid: number): void {
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return;
+  }
+  for (const task of tasks) {
+    try {
+      setPriority(Number(task), 10);
+    } catch {
+      // A thread that ended meanwhile; not Linux: nothing to lower.
+    }
+  }
+}
+
+export function childrenOf(pid: number): number[] {
   try {
     return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
       .split('\n')
