@@ -7,6 +7,7 @@ import { API_ROUTES } from '../../packages/http/src/docs/document.ts';
 import { scalarStandalonePath } from '../../packages/local/src/docs.ts';
 import { buildTestBundles, type TestBundles } from '../support/bundles.ts';
 import { type ApiResult, httpEvent, importBundle, lambdaContext } from '../support/lambda.ts';
+import { refsOf } from '../support/openapi-refs.ts';
 
 // The built docs function as API Gateway invokes it: the API reference on the AWS API's host, its assets from the
 // function (no CDN), the document complete and resolved.
@@ -32,18 +33,6 @@ type Doc = {
   paths: Record<string, Record<string, { requestBody?: unknown }> & { servers?: { url: string }[] }>;
   components: { schemas: Record<string, unknown> };
 };
-
-/** Every `$ref` in `value`. */
-function refsOf(value: unknown, found: string[] = []): string[] {
-  if (Array.isArray(value)) for (const item of value) refsOf(item, found);
-  else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key === '$ref' && typeof item === 'string') found.push(item);
-      else refsOf(item, found);
-    }
-  }
-  return found;
-}
 
 describe('the docs function', () => {
   it('serves openapi.json with every endpoint, every reference resolved, the streaming areas on their URLs', async () => {

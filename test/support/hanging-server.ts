@@ -49,9 +49,11 @@ export async function settleUnderFakeTime<T>(
     step = 1_000,
     limit = 120_000,
     startWhen = () => true,
-  }: { step?: number; limit?: number; startWhen?: () => boolean } = {},
+    fakeDate = false,
+  }: { step?: number; limit?: number; startWhen?: () => boolean; fakeDate?: boolean } = {},
 ) {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  // fakeDate: for code that measures a deadline with Date.now() as well as timers.
+  vi.useFakeTimers({ toFake: fakeDate ? ['setTimeout', 'clearTimeout', 'Date'] : ['setTimeout', 'clearTimeout'] });
   try {
     let elapsed = 0;
     let settled = false;

@@ -1,4 +1,5 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { settleUnderFakeTime } from '../../../../test/support/hanging-server.ts';
 import { createRetryingFetch, type FetchLike } from './index.ts';
 
 /** A fetch that answers from a script of statuses (or thrown errors) and counts calls. */
@@ -54,34 +55,15 @@ function hanging(hangs: number) {
   return { fetch, calls: () => calls };
 }
 
-/** Runs `call` on a fake clock, moving it on `stepMs` at a time until the call settles; the fake time it took. */
-async function onFakeClock<T>(call: () => Promise<T>, stepMs = 100, limitMs = 120_000) {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-  try {
-    let settled = false;
-    const outcome = call().then(
-      (value) => ({ value, error: undefined as unknown }),
-      (error: unknown) => ({ value: undefined, error }),
-    );
-    void outcome.then(() => {
-      settled = true;
-    });
-    let elapsed = 0;
-    while (!settled && elapsed < limitMs) {
-      await vi.advanceTimersByTimeAsync(stepMs);
-      elapsed += stepMs;
-    }
-    return { ...(await outcome), elapsed, settled };
-  } finally {
-    vi.useRealTimers();
-  }
-}
+// The retrying fetch reads Date.now() for the call's deadline; 100 ms steps bound where each deadline fell.
+const FAKE_CLOCK = { step: 100, fakeDate: true };
 
 describe('createRetryingFetch deadlines (on a fake clock)', () => {
   it('gives up on an attempt the server leaves hanging and retries it', async () => {
     const { fetch, calls } = hanging(1);
-    const { value, elapsed } = await onFakeClock(() =>
-      createRetryingFetch({ ...options, attemptTimeoutMs: 10_000, fetch })('http://x/'),
+    const { value, elapsed } = await settleUnderFakeTime(
+      () => createRetryingFetch({ ...options, attemptTimeoutMs: 10_000, fetch })('http://x/'),
+      FAKE_CLOCK,
     );
     expect(value?.status).toBe(200);
     expect(calls()).toBe(2);
@@ -92,8 +74,9 @@ describe('createRetryingFetch deadlines (on a fake clock)', () => {
 
   it('ends the whole call by its deadline when every attempt hangs (10 s an attempt, 25 s a call)', async () => {
     const { fetch, calls } = hanging(Number.POSITIVE_INFINITY);
-    const { error, elapsed } = await onFakeClock(() =>
-      createRetryingFetch({ ...options, attempts: 100, fetch })('http://x/'),
+    const { error, elapsed } = await settleUnderFakeTime(
+      () => createRetryingFetch({ ...options, attempts: 100, fetch })('http://x/'),
+      FAKE_CLOCK,
     );
     expect(error).toMatchObject({ name: 'TimeoutError' });
     expect(elapsed).toBeGreaterThanOrEqual(25_000);

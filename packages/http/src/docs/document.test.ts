@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { refsOf } from '../../../../test/support/openapi-refs.ts';
 import { type AppDeps, createApp } from '../app.ts';
 import { createTokenVerifier } from '../auth/index.ts';
 import { silentLogger } from '../observability/index.ts';
@@ -17,18 +18,6 @@ const app = createApp({
 
 type Doc = ReturnType<typeof apiDocument>;
 const served = async () => (await (await app.request('/api/v1/openapi.json')).json()) as Doc;
-
-/** Every `$ref` in `value`. */
-function refsOf(value: unknown, found: string[] = []): string[] {
-  if (Array.isArray(value)) for (const item of value) refsOf(item, found);
-  else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key === '$ref' && typeof item === 'string') found.push(item);
-      else refsOf(item, found);
-    }
-  }
-  return found;
-}
 
 describe('the OpenAPI document', () => {
   it('is the same whether built from the served apps or from the route list', async () => {
