@@ -1,4 +1,4 @@
-import { paragraph } from '../lib/corpus.ts';
+import { paragraph, queryText } from '../lib/corpus.ts';
 import type { BenchEnv } from '../lib/env.ts';
 import { expectStatus, postJson, type Timed } from '../lib/http.ts';
 import { interleaved } from '../lib/interleave.ts';
@@ -10,7 +10,7 @@ export const PASSTHROUGH = { 'x-memgate-filter': 'off', 'x-memgate-context': 'of
 /** Filtering and context on (the defaults); storing off, so the corpus does not grow while it is measured. */
 const FILTERING = { 'x-memgate-store': 'off' };
 
-/** A 20-message conversation: a system prompt, 18 turns on mixed topics, and the question last. */
+/** A 20-message conversation: a system prompt, 18 turns on mixed topics, and a question about the corpus last. */
 export function conversation(): { role: string; content: string }[] {
   const turns = Array.from({ length: 18 }, (_, i) => ({
     role: i % 2 === 0 ? 'user' : 'assistant',
@@ -19,7 +19,8 @@ export function conversation(): { role: string; content: string }[] {
   return [
     { role: 'system', content: 'You are a helpful assistant for the billing team.' },
     ...turns,
-    { role: 'user', content: 'Was the quarterly invoice paid, and did the refund for the cancelled order go out?' },
+    // About a chunk of the caller's corpus, so context injection has relevant records to inject.
+    { role: 'user', content: `What about ${queryText(0)}?` },
   ];
 }
 

@@ -104,7 +104,7 @@ export async function searchArea(env: BenchEnv): Promise<AreaResult> {
     title: 'Context store: search',
     figures,
     notes: [
-      `Each corpus belongs to its own user (its own tenant); queries are 6 vocabulary words, top_k 10, band [0, 1], so every search returns 10 results (checked). Latency: ${perTarget} searches per corpus at concurrency 1 after a warm-up, in bursts rotating over the corpora; throughput: ${env.quick ? 3 : 6} s at 16 connections per corpus (autocannon).`,
+      `Each corpus belongs to its own user (its own tenant); queries are 5 of the less common words of one chunk (bench/lib/corpus.ts), top_k 10, band [0, 1], so every search returns 10 results (checked). Latency: ${perTarget} searches per corpus at concurrency 1 after a warm-up, in bursts rotating over the corpora; throughput: ${env.quick ? 3 : 6} s at 16 connections per corpus (autocannon).`,
       `Corpora seeded in-process through the real context store before the server started: ${env.seed.chunks} chunks in ${round(env.seed.seconds)} s (${Math.round(env.seed.chunksPerSecond)} chunks/s, 1,000-chunk adds, 4 at a time)${env.seed.cached ? '; this run restored the copy that an earlier run of the same code seeded' : ''}.`,
       ...(missing.length > 0 ? [`Not measured in this run (--quick): ${missing.map(label).join(', ')} chunks.`] : []),
     ],
