@@ -96,6 +96,37 @@ const slimDependencies: Plugin = {
 };
 
 /**
+ * Where a bundled AWS SDK finds credentials in Lambda: the environment. The runtime always sets AWS_ACCESS_KEY_ID,
+ * AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN from the function's execution role, so the SDK's default chain
+ * (`@aws-sdk/credential-provider-node`: environment, then SSO, ini files, processes, web identity, containers and
+ * IMDS, with the STS, SSO and sign-in clients they call) never gets past its first link there. Its first link alone,
+ * `fromEnv` from the same package's own dependency, takes ~100 KiB out of every bundle that carries the SDK; without
+ * those variables the first DynamoDB call fails with the SDK's "Unable to find environment variable credentials".
+ */
+const credentialsFromEnvironment: Plugin = {
+  name: 'credentials-from-environment',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, async (args) => {
+      if (args.pluginData === 'default-chain') return undefined;
+      const chain = await pluginBuild.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'default-chain',
+      });
+      return { path: chain.path, namespace: 'env-credentials' };
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'env-credentials' }, (args) => ({
+      contents:
+        "import { fromEnv } from '@aws-sdk/credential-provider-env';\nexport const defaultProvider = (init = {}) => fromEnv(init);",
+      // Resolved from the default chain's own directory: its dependency, in the version it was published with.
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * The AWS SDK is the runtime's: `require`d (through the banner's `require`) rather than `import`ed, as Node loads a
  * CommonJS package faster that way (no export scan of every file), and `require` also searches the runtime's
  * NODE_PATH (/var/runtime/node_modules), where the Lambda runtime keeps SDK v3.
@@ -258,7 +289,7 @@ export async function buildFunctions({
   rmSync(outdir, { recursive: true, force: true });
   // Two esbuild runs: the functions that bundle the AWS SDK, and those that require the runtime's.
   const groups = [
-    { group: names.filter((name) => !runtimeSdk.has(name)), sdk: [] },
+    { group: names.filter((name) => !runtimeSdk.has(name)), sdk: [credentialsFromEnvironment] },
     { group: names.filter((name) => runtimeSdk.has(name)), sdk: [sdkFromRuntime] },
   ];
   const results = await Promise.all(

@@ -115,6 +115,20 @@ describe('Lambda bundles', () => {
     }
   });
 
+  it('bundles only the environment link of the AWS SDK credential chain (Lambda sets the role in the environment)', () => {
+    for (const bundle of built.bundles.values()) {
+      const sdk = bundle.inputs.some((input) => input.includes('node_modules/@aws-sdk/client-dynamodb/'));
+      if (!sdk) continue;
+      expect(
+        bundle.inputs.filter((input) =>
+          /^node_modules\/@aws-sdk\/(?:credential-provider-(?!env\/)|nested-clients\/|token-providers\/)/.test(input),
+        ),
+        bundle.name,
+      ).toEqual([]);
+      expect(bundle.inputs.join('\n'), bundle.name).toContain('node_modules/@aws-sdk/credential-provider-env/');
+    }
+  });
+
   it('keeps every bundle but the proxy within 1 MB, everything they load included (the chat too)', () => {
     expect(built.bundles.get('chat-stream')?.loadedBytes).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
     for (const bundle of built.bundles.values()) {

@@ -49,6 +49,26 @@ describe('measureColdStart', () => {
     }
   }, 60_000);
 
+  it('signs DynamoDB calls with the credentials Lambda sets in the environment, and only with those', async () => {
+    const event = httpEvent({
+      method: 'GET',
+      path: '/api/v1/context/view',
+      headers: { authorization: `Bearer ${await tokenFor('credentials-user')}` },
+    });
+    // As in AWS: no DYNAMODB_ENDPOINT (which brings fixed local credentials), the SDK's own endpoint variable.
+    const asInLambda = { DYNAMODB_ENDPOINT: '', AWS_ENDPOINT_URL_DYNAMODB: harness.table.endpoint, AWS_PROFILE: '' };
+    const bundle = join(harness.dir, 'context-view', 'index.mjs');
+    const role = {
+      AWS_ACCESS_KEY_ID: 'ASIAROLE',
+      AWS_SECRET_ACCESS_KEY: 'role-secret',
+      AWS_SESSION_TOKEN: 'role-token',
+    };
+    expect((await measureColdStart(bundle, event, { env: { ...asInLambda, ...role } })).statusCode).toBe(200);
+    // Without them the call fails at once (no search of profiles, SSO or instance metadata): a clean 500.
+    const none = { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_SESSION_TOKEN: '' };
+    expect((await measureColdStart(bundle, event, { env: { ...asInLambda, ...none } })).statusCode).toBe(500);
+  }, 60_000);
+
   it('answers the first proxy and chat requests without reading the tokenizer table (reports are estimated)', async () => {
     const scenarios = lambdaScenarios(await tokenFor('bench-user'));
     for (const name of ['proxy', 'chat-stream'] as const) {
