@@ -18,8 +18,7 @@ const INSTRUCTIONS =
   'Long-term memory. Call search_memory before answering questions that may depend on what the user told you ' +
   'before; call add_memory to keep facts, preferences and decisions worth remembering; delete_memory forgets.';
 
-const TOOLS_BY_NAME = new Map<string, MemoryTool>(MEMORY_TOOLS.map((tool) => [tool.definition.name, tool]));
-const TOOL_LIST = MEMORY_TOOLS.map((tool) => tool.definition);
+const TOOLS_BY_NAME = new Map<string, MemoryTool>(MEMORY_TOOLS.map((tool) => [tool.name, tool]));
 
 /**
  * The server validates JSON Schemas only for elicitation, which memgate never asks for. Its default validator
@@ -56,7 +55,7 @@ export function createMemoryServer({
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: NO_ELICITATION,
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MEMORY_TOOLS.map((tool) => tool.definition) }));
   server.setRequestHandler(CallToolRequestSchema, async function callMemoryTool(request) {
     const { name, arguments: args = {} } = request.params;
     const tool = TOOLS_BY_NAME.get(name);

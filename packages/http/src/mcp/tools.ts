@@ -16,7 +16,9 @@ import {
 
 /** One MCP tool over the context store: what `tools/list` shows, and how `tools/call` runs it. */
 export interface MemoryTool {
-  definition: Tool;
+  name: string;
+  /** Built on first read: its JSON Schemas are for `tools/list`, and a cold start serving `tools/call` skips them. */
+  readonly definition: Tool;
   /** Checks the scope, then the arguments (in the HTTP API's order), then runs the store's use case. */
   call(store: ContextStore, principal: Principal, args: unknown): Promise<Record<string, unknown>>;
 }
@@ -32,14 +34,19 @@ function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: {
   run(store: ContextStore, principal: Principal, input: z.output<I>): Promise<z.input<O>>;
 }): MemoryTool {
   const { name, title, description, scope, annotations, input, output, run } = tool;
+  let definition: Tool | undefined;
   return {
-    definition: {
-      name,
-      title,
-      description: `${description} Needs the '${scope}' scope.`,
-      inputSchema: jsonSchemaOf(input, 'input'),
-      outputSchema: jsonSchemaOf(output, 'output'),
-      annotations: { title, ...annotations },
+    name,
+    get definition() {
+      definition ??= {
+        name,
+        title,
+        description: `${description} Needs the '${scope}' scope.`,
+        inputSchema: jsonSchemaOf(input, 'input'),
+        outputSchema: jsonSchemaOf(output, 'output'),
+        annotations: { title, ...annotations },
+      };
+      return definition;
     },
     async call(store, principal, args) {
       requireScope(principal, scope);
