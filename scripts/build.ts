@@ -53,7 +53,7 @@ const zodEnglishOnly: Plugin = {
  * (metafile analysis: 525 KB of undici, 2.2 MB of tokenizer table at import). Each keeps the API the adapters call,
  * so the adapters' code is the same in both shapes. (The Pinecone SDK needs nothing here: the adapters import its
  * Index and Inference modules directly, not its barrel.)
- * - `undici` → functions/runtime/undici-lazy.ts: undici's own fetch, Agent and connector modules, loaded on first
+ * - `undici` → functions/runtime/undici-lazy.ts: undici's own request, Agent and connector modules, loaded on first
  *   use, without the rest of the package (cache, mock, proxy agents, websockets...): the SSRF guard's connect hook
  *   runs in the same Agent;
  * - `gpt-tokenizer` → functions/runtime/tokenizer.ts, the same o200k encoder built on first use from a compressed table;

@@ -1,20 +1,47 @@
 /**
  * Child-process entry of the benchmark: runs the local server (the DynamoDB at DYNAMODB_ENDPOINT, or its own DynamoDB
  * Local without it; the embedded index under DATA_DIR) and answers the parent over IPC, so the server's CPU and memory are its own, apart from the load
- * generator's. Messages in: `{ type: 'rss' }`, `{ type: 'stop' }`. Out: `{ type: 'ready', url, dynamoEndpoint }`,
- * `{ type: 'rss', rss }`, `{ type: 'error', message }`.
+ * generator's. Messages in: `{ type: 'rss' }`, `{ type: 'stop' }`, `{ type: 'profile-start' }`, `{ type: 'profile-stop' }`.
+ * Out: `{ type: 'ready', url, dynamoEndpoint }`, `{ type: 'rss', rss }`, `{ type: 'profile', profile }`,
+ * `{ type: 'error', message }`.
  */
+import { Session } from 'node:inspector/promises';
 import { loadConfig } from '@memgate/adapters';
 import { createJsonLogger } from '@memgate/http';
 import { startLocalServer } from '@memgate/local/server';
 
 const send = (message: unknown) => process.send?.(message);
 
+/** The V8 sampling profiler of this process, started and stopped by the parent (bench/proxy-profile.ts). */
+let profiler: Session | undefined;
+
+async function startProfile(): Promise<void> {
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+  await profiler.post('Profiler.start');
+}
+
+async function stopProfile(): Promise<void> {
+  const session = profiler;
+  profiler = undefined;
+  if (!session) {
+    send({ type: 'profile', profile: undefined });
+    return;
+  }
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  send({ type: 'profile', profile });
+}
+
 try {
   const config = loadConfig(process.env);
   const running = await startLocalServer(config, createJsonLogger({ level: config.LOG_LEVEL }));
   process.on('message', (message: { type?: string }) => {
     if (message.type === 'rss') send({ type: 'rss', rss: process.memoryUsage().rss });
+    if (message.type === 'profile-start') void startProfile().then(() => send({ type: 'profiling' }));
+    if (message.type === 'profile-stop') void stopProfile();
     if (message.type === 'stop') {
       void running.stop().finally(() => process.exit(0));
     }

@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import type { CpuProfile } from './profile-areas.ts';
 import { processRss } from './rss.ts';
 
 export interface ServerChild {
@@ -9,12 +10,18 @@ export interface ServerChild {
   pid: number;
   /** The server process's resident set size, in bytes (DynamoDB Local's JVM is a separate process, not counted). */
   rss(): Promise<number>;
+  /** Starts V8's sampling profiler in the server process (its main thread), for `stopProfile`. */
+  startProfile(): Promise<void>;
+  /** The profile since `startProfile`. */
+  stopProfile(): Promise<CpuProfile>;
   stop(): Promise<void>;
 }
 
 type ChildMessage =
   | { type: 'ready'; url: string; dynamoEndpoint: string }
   | { type: 'rss'; rss: number }
+  | { type: 'profiling' }
+  | { type: 'profile'; profile: CpuProfile | undefined }
   | { type: 'error'; message: string };
 
 /**
@@ -37,6 +44,17 @@ export async function startServerChild(env: Record<string, string>, nodeFlags: s
     child.kill('SIGKILL');
     throw new Error(`local server did not start: ${first.type === 'error' ? first.message : first.type}`);
   }
+  /** The next message of `type` from the child, after sending `request`. */
+  const ask = <T extends ChildMessage['type']>(request: { type: string }, type: T) =>
+    new Promise<Extract<ChildMessage, { type: T }>>((resolve) => {
+      const onMessage = (message: ChildMessage) => {
+        if (message.type !== type) return;
+        child.off('message', onMessage);
+        resolve(message as Extract<ChildMessage, { type: T }>);
+      };
+      child.on('message', onMessage);
+      child.send(request);
+    });
   return {
     url: first.url,
     dynamoEndpoint: first.dynamoEndpoint,
@@ -45,16 +63,15 @@ export async function startServerChild(env: Record<string, string>, nodeFlags: s
       // Linux: read it from /proc, which costs the server nothing (an IPC round trip would compete with the load).
       const bytes = processRss(child.pid as number);
       if (bytes !== undefined) return bytes;
-      const reply = new Promise<number>((resolve) => {
-        const onMessage = (message: ChildMessage) => {
-          if (message.type !== 'rss') return;
-          child.off('message', onMessage);
-          resolve(message.rss);
-        };
-        child.on('message', onMessage);
-      });
-      child.send({ type: 'rss' });
-      return reply;
+      return (await ask({ type: 'rss' }, 'rss')).rss;
+    },
+    async startProfile() {
+      await ask({ type: 'profile-start' }, 'profiling');
+    },
+    async stopProfile() {
+      const { profile } = await ask({ type: 'profile-stop' }, 'profile');
+      if (!profile) throw new Error('the server was not profiling');
+      return profile;
     },
     async stop() {
       if (child.exitCode !== null) return;

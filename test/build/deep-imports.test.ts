@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 
 // memgate imports a few files inside two packages that declare no `exports` (their "private" files): the Pinecone
-// SDK's data-plane and inference modules (so a Lambda bundle skips the SDK's barrel) and undici's fetch, Agent and
+// SDK's data-plane and inference modules (so a Lambda bundle skips the SDK's barrel) and undici's request, Agent and
 // connector (loaded on first use in the Lambda bundles, functions/runtime/undici-lazy.ts). Such paths may move in any
 // release, so both packages are pinned exactly, and this test fails on an upgrade that breaks what memgate uses.
 const require = createRequire(new URL('../../packages/adapters/package.json', import.meta.url));
@@ -17,7 +17,7 @@ const DEEP_IMPORTS = {
     'dist/inference/index.js': { Inference: 'function' },
   },
   undici: {
-    'lib/web/fetch/index.js': { fetch: 'function' },
+    'lib/api/api-request.js': { '': 'function' },
     'lib/dispatcher/agent.js': { '': 'function' },
     'lib/core/connect.js': { '': 'function' },
   },
@@ -31,7 +31,7 @@ describe('deep imports into packages without exports', () => {
       for (const [file, names] of Object.entries(files)) {
         const loaded = require(`${pkg}/${file}`) as Record<string, unknown> & ((...args: never[]) => unknown);
         for (const [name, type] of Object.entries(names)) {
-          // '' is the module itself (undici's agent and connector files export one function each).
+          // '' is the module itself (undici's request, agent and connector files export one function each).
           expect(typeof (name === '' ? loaded : loaded[name]), `${pkg}/${file} ${name || 'module.exports'}`).toBe(type);
         }
       }

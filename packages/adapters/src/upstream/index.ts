@@ -11,7 +11,7 @@ import {
   upstreamResponseTooLarge,
 } from '@memgate/core';
 import { createParser } from 'eventsource-parser';
-import { fetch } from 'undici';
+import { request as undiciRequest } from 'undici';
 import type { TargetGuard } from '../ssrf/index.ts';
 import { redirectRefused, UpstreamStatusError, upstreamFailure } from './errors.ts';
 
@@ -30,6 +30,8 @@ export interface UpstreamModelOptions {
   id?: string;
 }
 
+function ignore(): void {}
+
 /** An OpenAI-compatible upstream as a ChatModel, over undici with the SSRF-checking dispatcher. */
 export function createUpstreamModel({
   baseUrl,
@@ -47,7 +49,11 @@ export function createUpstreamModel({
   const postHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth };
   const getHeaders = { accept: 'application/json', ...auth };
 
-  /** One call to `{base}/{path}`: status, content type, headers and body bytes as the upstream sent them. */
+  /**
+   * One call to `{base}/{path}`: status, content type, headers and body bytes as the upstream sent them. undici's
+   * `request`, not its `fetch`: no WHATWG Request, Response or stream objects around each call (measured: ~0.2 ms
+   * of CPU per call instead of ~0.9 ms, bench/proxy-profile.ts), and it never follows a redirect.
+   */
   async function send(
     path: string,
     init: { method: 'GET' } | { method: 'POST'; body: object },
@@ -57,31 +63,41 @@ export function createUpstreamModel({
       init.method === 'POST'
         ? JSON.stringify(upstreamModel ? { ...init.body, model: upstreamModel } : init.body)
         : undefined;
-    const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(), timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+    // One controller for the caller's signal and the time limit on the headers (AbortSignal.any costs more per call).
+    const call = new AbortController();
+    const abort = () => call.abort(options.signal?.reason);
+    if (options.signal?.aborted) abort();
+    else options.signal?.addEventListener('abort', abort, { once: true });
+    let timedOut = false;
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      call.abort();
+    }, timeoutMs);
     try {
-      const response = await fetch(`${base}/${path}`, {
+      const response = await undiciRequest(`${base}/${path}`, {
         method: init.method,
         headers: init.method === 'GET' ? getHeaders : postHeaders,
         ...(body === undefined ? {} : { body }),
-        signal,
-        redirect: 'manual',
+        signal: call.signal,
         dispatcher: guard.dispatcher,
       });
-      if (response.status >= 300 && response.status < 400) {
-        await response.body?.cancel();
-        throw redirectRefused(response.status);
+      // A body that fails (the call aborted, the upstream gone) with no reader yet must not become an uncaught
+      // 'error' event: whoever iterates it still sees the failure.
+      response.body.on('error', ignore);
+      if (response.statusCode >= 300 && response.statusCode < 400) {
+        response.body.destroy();
+        throw redirectRefused(response.statusCode);
       }
+      const contentType = response.headers['content-type'];
       return {
-        status: response.status,
-        contentType: response.headers.get('content-type') ?? 'application/json',
-        body: (response.body ?? new Response('').body) as ReadableStream<Uint8Array>,
-        headers: response.headers as unknown as Headers,
+        status: response.statusCode,
+        contentType: (Array.isArray(contentType) ? contentType[0] : contentType) ?? 'application/json',
+        body: response.body,
+        headers: response.headers,
       };
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw upstreamFailure(error, timer.signal.aborted);
+      throw upstreamFailure(error, timedOut);
     } finally {
       clearTimeout(timeout);
     }

@@ -8,31 +8,25 @@ export const MAX_UPSTREAM_BODY_BYTES = 16 * 1024 * 1024;
  * (which closes the upstream connection) as soon as the count crosses it. `complete` says whether the whole body fit.
  */
 export async function readUpTo(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
   maxBytes: number,
 ): Promise<{ text: string; complete: boolean }> {
-  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   let complete = true;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (size + value.byteLength > maxBytes) {
-        chunks.push(value.subarray(0, maxBytes - size));
-        complete = false;
-        await reader.cancel().catch(() => undefined);
-        break;
-      }
-      chunks.push(value);
-      size += value.byteLength;
+  // Leaving the loop early ends the iteration, which cancels the rest of the body.
+  for await (const value of body) {
+    if (size + value.byteLength > maxBytes) {
+      chunks.push(value.subarray(0, maxBytes - size));
+      size = maxBytes;
+      complete = false;
+      break;
     }
-  } finally {
-    reader.releaseLock();
+    chunks.push(value);
+    size += value.byteLength;
   }
   // Decoded once at the end: one string, not one per chunk.
-  return { text: Buffer.concat(chunks).toString('utf8'), complete };
+  return { text: Buffer.concat(chunks, size).toString('utf8'), complete };
 }
 
 export function upstreamResponseTooLarge(maxBytes = MAX_UPSTREAM_BODY_BYTES): MemgateError {
@@ -45,7 +39,7 @@ export function upstreamResponseTooLarge(maxBytes = MAX_UPSTREAM_BODY_BYTES): Me
 
 /** A whole upstream body as text, or a 502 `upstream_response_too_large` once it crosses `maxBytes`. */
 export async function readBoundedText(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
   maxBytes = MAX_UPSTREAM_BODY_BYTES,
 ): Promise<string> {
   const { text, complete } = await readUpTo(body, maxBytes);

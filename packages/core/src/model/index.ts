@@ -95,7 +95,11 @@ export type RelayCall = { method: 'GET'; path: 'models' } | { method: 'POST'; pa
 export interface RawCompletionResponse {
   status: number;
   contentType: string;
-  body: ReadableStream<Uint8Array>;
-  /** The upstream's response headers (the proxy forwards a few: request id, rate limits, retry-after). */
-  headers?: Headers;
+  /** The body's bytes as they arrive; ending the iteration early (`break`) cancels the rest. */
+  body: AsyncIterable<Uint8Array>;
+  /**
+   * The upstream's response headers, names in lower case (the proxy forwards a few: request id, rate limits,
+   * retry-after).
+   */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
 }

@@ -21,7 +21,8 @@ function drippingModel() {
           });
         },
       });
-      return { status: 200, contentType: 'application/json', body };
+      // Node's ReadableStream is async iterable; the DOM typings do not say so.
+      return { status: 200, contentType: 'application/json', body: body as unknown as AsyncIterable<Uint8Array> };
     },
   };
   return { model, seen };

@@ -117,7 +117,7 @@ export async function forwardCompletion(input: ForwardInput): Promise<Response> 
         return new Response(body, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });
       }
       if (request.stream && raw.contentType.includes('text/event-stream')) {
-        return streamed(raw.body as unknown as AsyncIterable<Uint8Array>, headers);
+        return streamed(raw.body, headers);
       }
       const text = await readBoundedText(raw.body);
       let parsed: unknown;

@@ -1,4 +1,4 @@
-import { type ChatModel, MemgateError } from '@memgate/core';
+import { type ChatModel, MemgateError, readBoundedText } from '@memgate/core';
 import { followClient, type ProxyCall } from './call.ts';
 import { forwardedHeaders } from './upstream-headers.ts';
 
@@ -18,7 +18,7 @@ export async function listTargetModels(call: ProxyCall, model: ChatModel): Promi
   if (!model.relay) throw new MemgateError('internal', 'internal_error', 'the target cannot list models');
   const upstream = followClient(call.clientSignal);
   const raw = await model.relay({ method: 'GET', path: 'models' }, { signal: upstream.signal });
-  return new Response(raw.body, {
+  return new Response(await readBoundedText(raw.body), {
     status: raw.status,
     headers: { ...forwardedHeaders(raw.headers, 'caller'), 'content-type': raw.contentType },
   });

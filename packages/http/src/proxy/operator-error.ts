@@ -1,4 +1,4 @@
-import { readUpTo } from '@memgate/core';
+import { type RawCompletionResponse, readUpTo } from '@memgate/core';
 import { forwardedHeaders } from './upstream-headers.ts';
 
 /** An OpenAI error body is a few hundred bytes; only this much of the operator's is read. */
@@ -26,7 +26,7 @@ function identifierOr(value: unknown, fallback: string): string {
  * only the retry hints among its headers.
  */
 export async function operatorUpstreamError(
-  raw: { status: number; body: ReadableStream<Uint8Array>; headers?: Headers },
+  raw: Pick<RawCompletionResponse, 'status' | 'body' | 'headers'>,
   headers: Record<string, string>,
 ): Promise<Response> {
   let upstream: { type?: unknown; code?: unknown } = {};

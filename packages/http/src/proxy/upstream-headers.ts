@@ -8,14 +8,21 @@ const ROUTE_B_EXACT = new Set(['retry-after', 'retry-after-ms']);
 
 export type UpstreamOwner = 'caller' | 'operator';
 
-/** The forwarded subset of `headers`, lower-cased. */
-export function forwardedHeaders(headers: Headers | undefined, owner: UpstreamOwner): Record<string, string> {
+/** The forwarded subset of `headers` (names in lower case; a repeated header's values joined as `Headers` would). */
+export function forwardedHeaders(
+  headers: Readonly<Record<string, string | string[] | undefined>> | undefined,
+  owner: UpstreamOwner,
+): Record<string, string> {
   const forwarded: Record<string, string> = {};
   if (!headers) return forwarded;
   const exact = owner === 'caller' ? ROUTE_A_EXACT : ROUTE_B_EXACT;
-  headers.forEach((value, name) => {
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
     const key = name.toLowerCase();
-    if (exact.has(key) || (owner === 'caller' && key.startsWith('x-ratelimit-'))) forwarded[key] = value;
-  });
+    if (exact.has(key) || (owner === 'caller' && key.startsWith('x-ratelimit-'))) {
+      forwarded[key] = Array.isArray(value) ? value.join(', ') : value;
+    }
+  }
   return forwarded;
 }

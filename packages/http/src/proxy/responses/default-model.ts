@@ -60,7 +60,7 @@ export async function streamChat(
   if (raw.status >= 400) return { ok: false, response: await operatorUpstreamError(raw, headers) };
   return {
     ok: true,
-    value: parsedChunks(ssePayloads(raw.body as unknown as AsyncIterable<Uint8Array>)),
+    value: parsedChunks(ssePayloads(raw.body)),
     headers: forwardedHeaders(raw.headers, 'operator'),
   };
 }

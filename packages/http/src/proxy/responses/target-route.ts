@@ -72,7 +72,7 @@ export async function serveTargetResponses(
   if (request.stream && raw.contentType.includes('text/event-stream')) {
     const watcher = streamWatcher();
     const stream = forwardSse({
-      source: raw.body as unknown as AsyncIterable<Uint8Array>,
+      source: raw.body,
       abort: () => upstream.abort(),
       keepAliveMs: deps.settings.keepAliveMs,
       maxDurationMs: deps.settings.totalTimeoutMs,
