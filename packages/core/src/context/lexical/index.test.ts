@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { chunkTerms, lexicalTermsOf, NO_NEIGHBOURS, queryTermFrequencies, termId } from './index.ts';
+import { chunkTerms, lexicalTermIdsOf, lexicalTermsOf, NO_NEIGHBOURS, queryTermFrequencies, termId } from './index.ts';
 
 const frequencies = (sparse: { indices: number[]; values: number[] }) =>
   Object.fromEntries(sparse.indices.map((index, i) => [index, sparse.values[i]]));
@@ -62,5 +63,40 @@ describe('lexical terms', () => {
       const [only] = chunkTerms(['apple', 'banana'], window);
       expect(only).toEqual({ terms: { indices: [termId('appl')], values: [1] } });
     }
+  });
+
+  it('gives a word the same term and id every time it is met (memoised), and ids in text order', () => {
+    const text = 'Visited museums, visiting MUSEUM; went to children’s concerts 42b 東京';
+    const first = lexicalTermIdsOf(text);
+    expect(first).toEqual(lexicalTermsOf(text).map(termId));
+    expect(lexicalTermIdsOf(text)).toEqual(first);
+    expect(lexicalTermsOf(text)).toEqual([
+      'visit',
+      'museum',
+      'visit',
+      'museum',
+      'go',
+      'child',
+      'concert',
+      '42b',
+      '東',
+      '京',
+    ]);
+    // More distinct words than the memo keeps: each still gets its own term.
+    const many = Array.from({ length: 60_000 }, (_, i) => `w${i.toString(36)}x`).join(' ');
+    expect(new Set(lexicalTermIdsOf(many)).size).toBe(60_000);
+    expect(lexicalTermIdsOf(text)).toEqual(first);
+  });
+
+  it('gives stored chunks exactly the term frequencies of earlier versions (sums in the same order)', () => {
+    const words = 'apple banana cherry visiting visited museums concert 42 singer lovely the of report'.split(' ');
+    const texts = Array.from({ length: 40 }, (_, i) =>
+      Array.from({ length: 30 + (i % 7) }, (_, j) => words[(i * 31 + j * 17 + ((i * j) % 5)) % words.length]).join(' '),
+    );
+    const digest = createHash('sha256')
+      .update(JSON.stringify(chunkTerms(texts)))
+      .digest('hex');
+    // Digest of what the version before the memo produced: a change re-scores every stored chunk.
+    expect(digest).toBe('f8d52b4108a73663fa0d41192dd40fd6ba20c9f2f74c92d887ec0a33c68ee270');
   });
 });

@@ -1,8 +1,8 @@
 import type { SparseValues } from '../ports.ts';
-import { lexicalTermsOf, termId } from './terms.ts';
+import { lexicalTermIdsOf } from './terms.ts';
 
 export { inverseDocumentFrequency, lengthNorm, saturatedFrequency, saturatedFrequencyAt } from './bm25.ts';
-export { lexicalTermsOf, termId } from './terms.ts';
+export { lexicalTermIdsOf, lexicalTermsOf, termId } from './terms.ts';
 
 /** How a chunk's neighbours lend it their terms (defaults chosen on LoCoMo's development split, bench/EVAL.md). */
 export interface NeighbourWindow {
@@ -29,11 +29,9 @@ function sparseOf(counts: Map<number, number>): SparseValues {
   return { indices, values: indices.map((index) => counts.get(index) as number) };
 }
 
-function add(counts: Map<number, number>, terms: readonly string[], weight: number): void {
-  for (const term of terms) {
-    const id = termId(term);
-    counts.set(id, (counts.get(id) ?? 0) + weight);
-  }
+/** Adds `weight` per occurrence, one at a time in text order (the sums' rounding is part of the stored values). */
+function add(counts: Map<number, number>, ids: readonly number[], weight: number): void {
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + weight);
 }
 
 /** What one chunk gives the lexical index: its own term frequencies and its neighbours' (weighted). */
@@ -51,7 +49,8 @@ export interface ChunkTerms {
  * once is found by the question's other words in the turns around it), and never make an unrelated chunk match.
  */
 export function chunkTerms(texts: readonly string[], window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW): ChunkTerms[] {
-  const terms = texts.map(lexicalTermsOf);
+  // Each text is tokenised once; its neighbours reuse its term ids.
+  const terms = texts.map(lexicalTermIdsOf);
   return terms.map((own, position) => {
     const counts = new Map<number, number>();
     add(counts, own, 1);
@@ -62,7 +61,7 @@ export function chunkTerms(texts: readonly string[], window: NeighbourWindow = D
       const to = Math.min(terms.length - 1, position + window.span);
       for (let other = from; other <= to; other++) {
         const weight = other < position ? window.before : other > position ? window.after : 0;
-        if (weight > 0) add(context, terms[other] as string[], weight);
+        if (weight > 0) add(context, terms[other] as number[], weight);
       }
       if (context.size > 0) result.contextTerms = sparseOf(context);
     }
@@ -73,6 +72,6 @@ export function chunkTerms(texts: readonly string[], window: NeighbourWindow = D
 /** A query's terms with their counts; empty when it holds only stop words or symbols. */
 export function queryTermFrequencies(query: string): SparseValues {
   const counts = new Map<number, number>();
-  add(counts, lexicalTermsOf(query), 1);
+  add(counts, lexicalTermIdsOf(query), 1);
   return sparseOf(counts);
 }

@@ -41,19 +41,52 @@ const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/
 /** Longer runs are not words (ids, base64): kept whole, never stemmed, so the stemmer's cost stays bounded. */
 const MAX_STEMMED_LENGTH = 40;
 
+/** The words of a text as the lexical index reads them: NFKC, lower case, each Han or kana character alone. */
+function wordsOf(text: string): string[] {
+  return text.normalize('NFKC').toLowerCase().replace(UNSPACED_SCRIPT, ' $& ').match(WORD) ?? [];
+}
+
+/** One word's term: irregular forms to their base, then Porter-stemmed; ids and other scripts as they are. */
+function termOfWord(word: string): string {
+  if (word.length > MAX_STEMMED_LENGTH || !/^[a-z]+$/.test(word)) return word;
+  return stemmer(IRREGULAR.get(word) ?? word);
+}
+
+/**
+ * Each word's term and its id, memoised: stemming and hashing were a third of an add's CPU, and texts repeat few
+ * distinct words. Bounded (emptied when full), and long runs (ids, base64) are never kept, so it cannot grow with
+ * what callers send.
+ */
+const MEMO_LIMIT = 50_000;
+const memo = new Map<string, { term: string; id: number }>();
+
+function memoOf(word: string): { term: string; id: number } {
+  let known = memo.get(word);
+  if (known) return known;
+  const term = termOfWord(word);
+  known = { term, id: termId(term) };
+  if (word.length <= MAX_STEMMED_LENGTH) {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(word, known);
+  }
+  return known;
+}
+
 /**
  * The lexical terms of a text: NFKC, lower case, stop words dropped, irregular forms to their base, Porter-stemmed
  * ("visited" → "visit").
  */
 export function lexicalTermsOf(text: string): string[] {
-  const words = text.normalize('NFKC').toLowerCase().replace(UNSPACED_SCRIPT, ' $& ').match(WORD) ?? [];
   const terms: string[] = [];
-  for (const word of words) {
-    if (STOP_WORDS.has(word)) continue;
-    if (word.length > MAX_STEMMED_LENGTH || !/^[a-z]+$/.test(word)) terms.push(word);
-    else terms.push(stemmer(IRREGULAR.get(word) ?? word));
-  }
+  for (const word of wordsOf(text)) if (!STOP_WORDS.has(word)) terms.push(memoOf(word).term);
   return terms;
+}
+
+/** The ids (`termId`) of `lexicalTermsOf(text)`, in the same order. */
+export function lexicalTermIdsOf(text: string): number[] {
+  const ids: number[] = [];
+  for (const word of wordsOf(text)) if (!STOP_WORDS.has(word)) ids.push(memoOf(word).id);
+  return ids;
 }
 
 /** A term's id in the sparse space: 32-bit FNV-1a over UTF-16 units, then murmur3's finaliser (unsigned). */
