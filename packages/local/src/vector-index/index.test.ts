@@ -202,7 +202,14 @@ describe('local vector index', () => {
     }
     const [nsDir] = readdirSync(dir);
     const files = readdirSync(join(dir, nsDir as string)).sort();
-    expect(files).toEqual(['gen-3.log', 'gen-3.records.json', 'gen-3.usearch', 'gen-3.vectors', 'namespace.json']);
+    expect(files).toEqual([
+      'gen-3.lexical',
+      'gen-3.log',
+      'gen-3.records.json',
+      'gen-3.usearch',
+      'gen-3.vectors',
+      'namespace.json',
+    ]);
     const reopened = await openIndex(dir);
     expect((await reopened.listIds('user:u1', { limit: 10 })).items.sort()).toEqual(['a0', 'a1', 'a2']);
   });

@@ -38,6 +38,11 @@ const REFUSED = 3;
 export class LexicalPostings {
   private readonly postings = new Map<number, TermPostings>();
   private lengths = new Float64Array(1024);
+  /**
+   * Each counted slot's terms (own and neighbours'), for `remove`: one typed array per slot, 4 bytes a term, instead
+   * of the slot's frequencies as JS arrays (the postings already hold those).
+   */
+  private slotTerms: (Uint32Array | undefined)[] = [];
   /** Bumped when a slot's postings are removed: older postings of the slot are dead (term-postings.ts). */
   private epochs = new Uint32Array(1024);
   private documents = 0;
@@ -56,6 +61,8 @@ export class LexicalPostings {
     if (merged.size === 0) return;
     this.ensureCapacity(slot + 1);
     const epoch = this.epochs[slot] as number;
+    const ids = new Uint32Array(merged.size);
+    let at = 0;
     for (const [term, { frequency, own }] of merged) {
       let posting = this.postings.get(term);
       if (!posting) {
@@ -63,7 +70,9 @@ export class LexicalPostings {
         this.postings.set(term, posting);
       }
       posting.append(slot, own ? frequency : -frequency, epoch);
+      ids[at++] = term;
     }
+    this.slotTerms[slot] = ids;
     // Summed as the terms come (own, then neighbours'), so a slot's length is the same bits after a restart.
     const length = positiveSum(contextTerms, positiveSum(terms, 0));
     this.lengths[slot] = length;
@@ -71,11 +80,13 @@ export class LexicalPostings {
     this.totalLength += length;
   }
 
-  remove(slot: number, { terms, contextTerms }: SlotTerms): void {
-    if (slot >= this.lengths.length || !((this.lengths[slot] as number) > 0)) return; // never counted
+  remove(slot: number): void {
+    const ids = this.slotTerms[slot];
+    if (ids === undefined) return; // never counted
+    this.slotTerms[slot] = undefined;
     const epochs = this.epochs;
     epochs[slot] = ((epochs[slot] as number) + 1) >>> 0;
-    for (const term of mergedFrequencies(terms, contextTerms).keys()) {
+    for (const term of ids) {
       const posting = this.postings.get(term);
       if (!posting) continue;
       posting.release();
@@ -150,6 +161,57 @@ export class LexicalPostings {
     matches.count = count;
     this.matchedCount = count;
     return matches;
+  }
+
+  /** Terms with a live posting (a list is dropped when its last posting is removed). */
+  get termCount(): number {
+    return this.postings.size;
+  }
+
+  /** Live postings per term, each list in slot order (what a snapshot stores, lexical-snapshot.ts). */
+  *terms(): Generator<[term: number, slots: Int32Array<ArrayBuffer>, frequencies: Float64Array<ArrayBuffer>]> {
+    for (const [term, posting] of this.postings) yield [term, ...posting.liveInSlotOrder(this.epochs)];
+  }
+
+  /** The length of every slot below `slotCount` (0: not counted). */
+  lengthsUpTo(slotCount: number): Float64Array {
+    const lengths = new Float64Array(slotCount);
+    lengths.set(this.lengths.subarray(0, Math.min(slotCount, this.lengths.length)));
+    return lengths;
+  }
+
+  /**
+   * Loads a snapshot into an empty instance: slot lengths, then each term's postings. The statistics are summed in
+   * slot order, as adding the slots one by one in that order would.
+   */
+  restore(
+    lengths: Float64Array,
+    terms: Iterable<[term: number, slots: Int32Array<ArrayBuffer>, frequencies: Float64Array<ArrayBuffer>]>,
+  ): void {
+    this.ensureCapacity(lengths.length);
+    this.lengths.set(lengths);
+    const perSlot = new Uint32Array(lengths.length);
+    const lists: [number, Int32Array][] = [];
+    for (const [term, slots, frequencies] of terms) {
+      this.postings.set(term, TermPostings.of(slots, frequencies));
+      lists.push([term, slots]);
+      for (const slot of slots) perSlot[slot] = (perSlot[slot] as number) + 1;
+    }
+    for (let slot = 0; slot < lengths.length; slot++) {
+      const length = lengths[slot] as number;
+      if (!(length > 0)) continue;
+      this.documents += 1;
+      this.totalLength += length;
+      this.slotTerms[slot] = new Uint32Array(perSlot[slot] as number);
+    }
+    perSlot.fill(0);
+    for (const [term, slots] of lists) {
+      for (const slot of slots) {
+        const ids = this.slotTerms[slot] as Uint32Array;
+        ids[perSlot[slot] as number] = term;
+        perSlot[slot] = (perSlot[slot] as number) + 1;
+      }
+    }
   }
 
   private ensureCapacity(slots: number): void {

@@ -1,7 +1,18 @@
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
-import type { TenantKey } from '@memgate/core';
-import { NamespaceStore, type SlotRecord } from './store.ts';
+import type { TenantKey, VectorMetadata } from '@memgate/core';
+import { readLexicalFile, writeLexicalFile } from './lexical-file.ts';
+import { NamespaceStore, type SlotInput } from './store.ts';
 
 /** `namespace.json`: which namespace a directory holds and which generation of files is current. */
 export interface Manifest {
@@ -19,6 +30,23 @@ export function journalPath(dir: string, generation: number): string {
 const graphPath = (dir: string, generation: number) => join(dir, `gen-${generation}.usearch`);
 const vectorsPath = (dir: string, generation: number) => join(dir, `gen-${generation}.vectors`);
 const recordsPath = (dir: string, generation: number) => join(dir, `gen-${generation}.records.json`);
+const lexicalPath = (dir: string, generation: number) => join(dir, `gen-${generation}.lexical`);
+
+/**
+ * `records.json`. Format 2: each distinct metadata once, and per slot its id and metadata's position; the terms are
+ * in `gen-N.lexical` (lexical-file.ts). Format 1 (no `format`): each slot's record with its terms, still read.
+ */
+interface RecordsFile {
+  format: 2;
+  slotCount: number;
+  metadata: VectorMetadata[];
+  records: [slot: number, id: string, metadata: number][];
+}
+
+interface RecordsFileV1 {
+  slotCount: number;
+  records: [number, SlotInput][];
+}
 
 export function readManifest(dir: string): Manifest | undefined {
   try {
@@ -37,7 +65,7 @@ export function writeManifest(dir: string, manifest: Manifest): void {
 }
 
 /**
- * Writes generation `generation` (graph, vectors, records). It becomes current only when the caller then points
+ * Writes generation `generation` (graph, vectors, lexical postings, records). It becomes current only when the caller then points
  * the manifest at it, so a crash mid-snapshot leaves the previous generation and its journal intact.
  */
 export function writeSnapshot(dir: string, generation: number, store: NamespaceStore): void {
@@ -50,35 +78,70 @@ export function writeSnapshot(dir: string, generation: number, store: NamespaceS
   const slotCount = store.slots.length;
   const vectors = store.arena.subarray(0, slotCount * store.dimension);
   writeDurably(vectorsPath(dir, generation), Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength));
-  const records: [number, SlotRecord][] = [];
+  writeLexicalFile(lexicalPath(dir, generation), store.lexical, slotCount);
+  syncFile(lexicalPath(dir, generation));
+  const metadata: VectorMetadata[] = [];
+  const positions = new Map<VectorMetadata, number>();
+  const records: RecordsFile['records'] = [];
   store.slots.forEach((record, slot) => {
-    if (record) records.push([slot, record]);
+    if (!record) return;
+    let position = positions.get(record.metadata);
+    if (position === undefined) {
+      position = metadata.push(record.metadata) - 1;
+      positions.set(record.metadata, position);
+    }
+    records.push([slot, record.id, position]);
   });
-  writeDurably(recordsPath(dir, generation), JSON.stringify({ slotCount, records }));
+  const file: RecordsFile = { format: 2, slotCount, metadata, records };
+  writeDurably(recordsPath(dir, generation), JSON.stringify(file));
   writeDurably(journalPath(dir, generation), '');
 }
 
 /** Loads generation `generation` (0 has no snapshot: an empty store). */
 export function readSnapshot(dir: string, generation: number, dimension: number): NamespaceStore {
   if (generation === 0) return new NamespaceStore(dimension);
-  const { slotCount, records } = JSON.parse(readFileSync(recordsPath(dir, generation), 'utf8')) as {
-    slotCount: number;
-    records: [number, SlotRecord][];
-  };
+  const file = JSON.parse(readFileSync(recordsPath(dir, generation), 'utf8')) as RecordsFile | RecordsFileV1;
+  const { slotCount } = file;
   const store = new NamespaceStore(dimension, Math.max(1024, slotCount));
-  const bytes = readFileSync(vectorsPath(dir, generation));
-  const vectors = new Float32Array(slotCount * dimension);
-  Buffer.from(vectors.buffer).set(bytes.subarray(0, vectors.byteLength));
-  for (const [slot, record] of records) {
-    store.restore(slot, record, vectors.subarray(slot * dimension, (slot + 1) * dimension));
+  if ('format' in file && file.format === 2) {
+    // The vectors go straight into the arena: no second copy of them, even for a moment.
+    readInto(vectorsPath(dir, generation), store.arena.subarray(0, slotCount * dimension));
+    for (const [slot, id, position] of file.records) {
+      store.restoreInPlace(slot, { id, metadata: file.metadata[position] as VectorMetadata });
+    }
+    readLexicalFile(lexicalPath(dir, generation), store.lexical, slotCount);
+  } else {
+    const legacy = file as RecordsFileV1;
+    const bytes = readFileSync(vectorsPath(dir, generation));
+    const vectors = new Float32Array(slotCount * dimension);
+    Buffer.from(vectors.buffer).set(bytes.subarray(0, vectors.byteLength));
+    for (const [slot, record] of legacy.records) {
+      store.restore(slot, record, vectors.subarray(slot * dimension, (slot + 1) * dimension));
+    }
   }
   store.collectFreeSlots(slotCount);
-  if (records.length > 0) {
+  if (store.size > 0) {
     store.hnsw.load(graphPath(dir, generation));
     // The records are the truth: a graph that disagrees with them is rebuilt from the stored vectors.
-    if (store.hnsw.size() !== records.length) store.rebuildGraph();
+    if (store.hnsw.size() !== store.size) store.rebuildGraph();
   }
   return store;
+}
+
+/** Reads a file's bytes into `target` (its whole length; a shorter file leaves the rest zero). */
+function readInto(path: string, target: Float32Array): void {
+  const bytes = new Uint8Array(target.buffer, target.byteOffset, target.byteLength);
+  const fd = openSync(path, 'r');
+  try {
+    let filled = 0;
+    while (filled < bytes.length) {
+      const read = readSync(fd, bytes, filled, bytes.length - filled, filled);
+      if (read === 0) break;
+      filled += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Removes the files of every generation but `keep` (older ones, and a newer one a crash left unfinished). */

@@ -1,17 +1,19 @@
-import type { SparseValues, VectorItem, VectorMetadata } from '@memgate/core';
+import type { VectorItem, VectorMetadata } from '@memgate/core';
 import usearch from 'usearch';
 import { postingKeysOf } from './filter.ts';
-import { LexicalPostings } from './lexical.ts';
+import { LexicalPostings, type SlotTerms } from './lexical.ts';
 
-/** One stored vector's identity; its values live in the arena at `slot * dimension`. */
+/**
+ * One stored vector's identity; its values live in the arena at `slot * dimension`, its terms only in the lexical
+ * postings (lexical.ts). Chunks of one document share one metadata object (see `NamespaceStore.intern`).
+ */
 export interface SlotRecord {
   id: string;
   metadata: VectorMetadata;
-  /** Its term frequencies (hybrid retrieval); absent for vectors written without them. */
-  terms?: SparseValues;
-  /** Its neighbours' weighted term frequencies (VectorItem.contextTerms). */
-  contextTerms?: SparseValues;
 }
+
+/** What a slot is written from: its identity, and its term frequencies for the lexical half (absent: none). */
+export interface SlotInput extends SlotRecord, SlotTerms {}
 
 // HNSW parameters: usearch's defaults for connectivity, a wider search beam for better recall on filtered oversampling.
 // The graph holds 8-bit quantised vectors: a quarter of the memory, inserts ~40% and searches ~3x cheaper than float32
@@ -40,6 +42,8 @@ export class NamespaceStore {
   readonly postings = new Map<string, Set<number>>();
   readonly lexical = new LexicalPostings();
   private readonly free: number[] = [];
+  /** Metadata shared by slots with equal metadata (a document's chunks), with how many slots use it. */
+  private readonly sharedMetadata = new Map<string, { metadata: VectorMetadata; uses: number }>();
   arena: Float32Array;
   /** 1/‖v‖ per slot (0 for the zero vector), so exact scans cost one dot product. */
   inverseNorms: Float32Array;
@@ -94,10 +98,23 @@ export class NamespaceStore {
     }
   }
 
-  /** Restores a slot from a snapshot (the graph is loaded separately). */
-  restore(slot: number, record: SlotRecord, values: Float32Array): void {
+  /** Restores a slot from a snapshot of the first format, terms beside it (the graph is loaded separately). */
+  restore(slot: number, record: SlotInput, values: Float32Array): void {
     this.ensureCapacity(slot + 1);
     this.place(slot, record, values);
+  }
+
+  /**
+   * Restores a slot whose values a snapshot already read into the arena (`reserve` first) and whose terms it gives
+   * the lexical postings as a whole (`lexical.restore`).
+   */
+  restoreInPlace(slot: number, record: SlotRecord): void {
+    this.index(slot, record, this.vectorAt(slot));
+  }
+
+  /** Makes room for `slots` slots, so a snapshot can read its vectors straight into the arena. */
+  reserve(slots: number): void {
+    this.ensureCapacity(slots);
   }
 
   /** After restoring: every slot below the highest used one that is empty becomes free. */
@@ -120,23 +137,23 @@ export class NamespaceStore {
     return this.arena.subarray(slot * this.dimension, (slot + 1) * this.dimension);
   }
 
-  private place(slot: number, { id, metadata, terms, contextTerms }: SlotRecord, values: Float32Array): void {
+  private place(slot: number, input: SlotInput, values: Float32Array): void {
     if (values.length !== this.dimension) {
-      throw new Error(`vector for '${id}' has dimension ${values.length}, this namespace holds ${this.dimension}`);
+      throw new Error(
+        `vector for '${input.id}' has dimension ${values.length}, this namespace holds ${this.dimension}`,
+      );
     }
     this.arena.set(values, slot * this.dimension);
+    this.lexical.add(slot, input);
+    this.index(slot, input, values);
+  }
+
+  /** Records slot `slot` (values already in the arena): its norm, identity and metadata postings. */
+  private index(slot: number, { id, metadata }: SlotRecord, values: Float32Array): void {
     let squared = 0;
     for (let i = 0; i < values.length; i++) squared += (values[i] as number) * (values[i] as number);
     this.inverseNorms[slot] = squared > 0 ? 1 / Math.sqrt(squared) : 0;
-    const record: SlotRecord = {
-      id,
-      metadata: { ...metadata, scopes: [...metadata.scopes], tags: [...metadata.tags] },
-    };
-    if (terms && terms.indices.length > 0) record.terms = { indices: [...terms.indices], values: [...terms.values] };
-    if (contextTerms && contextTerms.indices.length > 0) {
-      record.contextTerms = { indices: [...contextTerms.indices], values: [...contextTerms.values] };
-    }
-    this.lexical.add(slot, record);
+    const record: SlotRecord = { id, metadata: this.intern(metadata) };
     this.slots[slot] = record;
     this.idToSlot.set(id, slot);
     for (const key of postingKeysOf(record.metadata)) {
@@ -146,10 +163,35 @@ export class NamespaceStore {
     }
   }
 
+  /**
+   * One frozen copy of each distinct metadata: a document's chunks carry the same, and a copy per slot cost about
+   * 300 bytes each. Frozen, so nothing can change it under the slots that share it; callers get copies (search.ts).
+   */
+  private intern(metadata: VectorMetadata): VectorMetadata {
+    const copy = { ...metadata, scopes: [...metadata.scopes], tags: [...metadata.tags] };
+    const key = JSON.stringify(copy);
+    const shared = this.sharedMetadata.get(key);
+    if (shared) {
+      shared.uses++;
+      return shared.metadata;
+    }
+    Object.freeze(copy.scopes);
+    Object.freeze(copy.tags);
+    this.sharedMetadata.set(key, { metadata: Object.freeze(copy), uses: 1 });
+    return copy;
+  }
+
+  private release(metadata: VectorMetadata): void {
+    const key = JSON.stringify(metadata);
+    const shared = this.sharedMetadata.get(key);
+    if (shared && --shared.uses === 0) this.sharedMetadata.delete(key);
+  }
+
   private unlinkPostings(slot: number): void {
     const record = this.slots[slot];
     if (!record) return;
-    this.lexical.remove(slot, record);
+    this.lexical.remove(slot);
+    this.release(record.metadata);
     for (const key of postingKeysOf(record.metadata)) {
       const set = this.postings.get(key);
       set?.delete(slot);
@@ -160,7 +202,9 @@ export class NamespaceStore {
   private ensureCapacity(slots: number): void {
     const capacity = this.inverseNorms.length;
     if (slots <= capacity) return;
-    const next = Math.max(slots, capacity * 2);
+    // A quarter more, not double: the arena is most of a namespace's memory (2 KB a slot at 512 dimensions), and a
+    // 100k-slot tenant loaded exactly to size would otherwise take 200 MB more for its first new vector.
+    const next = Math.max(slots, capacity + Math.max(1024, Math.ceil(capacity / 4)));
     const arena = new Float32Array(next * this.dimension);
     arena.set(this.arena);
     const norms = new Float32Array(next);

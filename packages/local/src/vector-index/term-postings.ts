@@ -18,8 +18,41 @@ export class TermPostings {
   /** Live postings: the term's document frequency. */
   live = 0;
 
+  /** A list loaded from a snapshot: exactly these postings, live, at epoch 0 (a fresh store's epoch). */
+  static of(slots: Int32Array<ArrayBuffer>, frequencies: Float64Array<ArrayBuffer>): TermPostings {
+    const postings = new TermPostings();
+    postings.slots = slots;
+    postings.frequencies = frequencies;
+    postings.epochs = new Uint32Array(slots.length);
+    postings.size = slots.length;
+    postings.live = slots.length;
+    return postings;
+  }
+
+  /** The live postings (epoch still their slot's), sorted by slot. */
+  liveInSlotOrder(slotEpochs: Uint32Array): [slots: Int32Array<ArrayBuffer>, frequencies: Float64Array<ArrayBuffer>] {
+    const slots = new Int32Array(this.live);
+    const frequencies = new Float64Array(this.live);
+    let kept = 0;
+    let sorted = true;
+    for (let i = 0; i < this.size; i++) {
+      const slot = this.slots[i] as number;
+      if (this.epochs[i] !== slotEpochs[slot]) continue;
+      if (kept > 0 && slot < (slots[kept - 1] as number)) sorted = false;
+      slots[kept] = slot;
+      frequencies[kept] = this.frequencies[i] as number;
+      kept++;
+    }
+    if (sorted) return [slots, frequencies];
+    const order = Array.from(slots.keys()).sort((a, b) => (slots[a] as number) - (slots[b] as number));
+    return [
+      Int32Array.from(order, (i) => slots[i] as number),
+      Float64Array.from(order, (i) => frequencies[i] as number),
+    ];
+  }
+
   append(slot: number, frequency: number, epoch: number): void {
-    if (this.size === this.slots.length) this.resize(this.size * 2);
+    if (this.size === this.slots.length) this.resize(Math.max(INITIAL_CAPACITY, this.size * 2));
     this.slots[this.size] = slot;
     this.frequencies[this.size] = frequency;
     this.epochs[this.size] = epoch;
