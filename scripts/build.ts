@@ -87,6 +87,27 @@ const slimDependencies: Plugin = {
       contents:
         "export class AjvJsonSchemaValidator { constructor() { throw new Error('this build has no Ajv: pass a jsonSchemaValidator'); } }",
     }));
+    // The Pinecone control plane (~75 KiB of generated client) only looks the index's host up, and a Lambda is always
+    // given PINECONE_HOST (functions/runtime/aws.ts refuses to start without it): its Index never asks. The error
+    // middleware keeps the one class it takes from there, ResponseError, from the generated runtime module.
+    pluginBuild.onResolve({ filter: /^\.\.\/control$/ }, (args) =>
+      /[/\\]@pinecone-database[/\\]pinecone[/\\]dist[/\\]data[/\\]indexHostSingleton\.js$/.test(args.importer)
+        ? { path: 'pinecone-control', namespace: 'no-control-plane' }
+        : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'no-control-plane' }, () => ({
+      contents: [
+        "const noLookup = () => { throw new Error('this build has no Pinecone control plane: set PINECONE_HOST'); };",
+        'exports.indexOperationsBuilder = noLookup;',
+        'exports.describeIndex = noLookup;',
+      ].join('\n'),
+      loader: 'js',
+    }));
+    pluginBuild.onResolve({ filter: /^\.\.\/pinecone-generated-ts-fetch\/db_control$/ }, (args) =>
+      /[/\\]@pinecone-database[/\\]pinecone[/\\]dist[/\\]utils[/\\]middleware\.js$/.test(args.importer)
+        ? { path: join(dirname(args.importer), '..', 'pinecone-generated-ts-fetch', 'db_control', 'runtime.js') }
+        : undefined,
+    );
     // llhttp's WebAssembly without SIMD is undici's fallback for CPUs without it; Lambda's x86_64 and arm64 have it.
     pluginBuild.onResolve({ filter: /[/\\]llhttp-wasm\.js$/ }, () => ({ path: 'llhttp-wasm', namespace: 'no-simd' }));
     pluginBuild.onLoad({ filter: /.*/, namespace: 'no-simd' }, () => ({

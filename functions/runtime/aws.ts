@@ -53,6 +53,11 @@ export function createAwsRuntime(env: Record<string, string | undefined> = proce
   if (config.VECTOR_STORE !== 'pinecone') {
     throw new Error('invalid configuration: the AWS runtime needs VECTOR_STORE=pinecone');
   }
+  // Without a host the Pinecone client asks the control plane for it on a cold start's first vector call (a round
+  // trip to api.pinecone.io); Lambda bundles leave that client out (scripts/build.ts), so the host is required.
+  if (!config.PINECONE_HOST) {
+    throw new Error("invalid configuration: set PINECONE_HOST, the index's data-plane host (Pinecone console)");
+  }
   const observability = createLambdaObservability({
     level: config.LOG_LEVEL,
     serviceName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'memgate',
@@ -63,7 +68,7 @@ export function createAwsRuntime(env: Record<string, string | undefined> = proce
   const vectorIndex = createPineconeVectorIndex({
     apiKey,
     indexName: config.PINECONE_INDEX as string,
-    ...(config.PINECONE_HOST ? { host: config.PINECONE_HOST } : {}),
+    host: config.PINECONE_HOST,
     // The adapter's retry policy over node:http instead of the global fetch (see node-fetch.ts).
     retry: { fetch: nodeFetch },
   });

@@ -180,11 +180,11 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('bundles only the parts of the Pinecone SDK, undici and gpt-tokenizer that memgate runs', () => {
+  it('bundles only the parts of the Pinecone SDK (no control plane: the host is configured), undici and gpt-tokenizer that memgate runs', () => {
     for (const bundle of built.bundles.values()) {
       const inputs = bundle.inputs.join('\n');
       expect(inputs, bundle.name).not.toMatch(
-        /@pinecone-database\/pinecone\/dist\/(?:pinecone\.js|index\.js|admin\/|preview\/)|gpt-tokenizer\/esm\/bpeRanks|undici\/lib\/(?:mock|cache|web\/websocket|web\/eventsource)|llhttp-wasm\.js/,
+        /@pinecone-database\/pinecone\/dist\/(?:pinecone\.js|index\.js|admin\/|preview\/|control\/|pinecone-generated-ts-fetch\/db_control\/(?!runtime\.js))|gpt-tokenizer\/esm\/bpeRanks|undici\/lib\/(?:mock|cache|web\/websocket|web\/eventsource)|llhttp-wasm\.js/,
       );
       // Vectors go through the official client's own Index class, not a re-implementation of its API (the docs
       // function reads no vectors: no Pinecone at all).

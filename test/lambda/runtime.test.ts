@@ -8,6 +8,7 @@ const AWS_ENV = {
   VECTOR_STORE: 'pinecone',
   PINECONE_API_KEY: 'pcsk_test_key_123',
   PINECONE_INDEX: 'memgate',
+  PINECONE_HOST: 'https://memgate-abc123.svc.aped-4627-b74a.pinecone.io',
   AUTH_JWT_SECRET: 'x'.repeat(32),
 };
 
@@ -36,6 +37,10 @@ describe('AWS composition root', () => {
 
   it('refuses to start without Pinecone settings, naming them but not their values', () => {
     expect(() => createAwsRuntime({ ...AWS_ENV, PINECONE_API_KEY: '' })).toThrow(/PINECONE_API_KEY/);
+  });
+
+  it("refuses to start without the index's host: the bundles carry no control plane to look it up", () => {
+    expect(() => createAwsRuntime({ ...AWS_ENV, PINECONE_HOST: '' })).toThrow(/set PINECONE_HOST/);
   });
 
   it('verifies tokens with the OIDC provider when AUTH_JWKS_URL is set, else with the shared secret', () => {
