@@ -276,18 +276,15 @@ export function functionNames(): string[] {
 }
 
 /**
- * Functions that use the Lambda runtime's AWS SDK instead of bundling their own: the chat stream only. Bundled, the SDK
- * is one pre-linked module instead of dozens of CommonJS files to resolve and compile, and the function runs the SDK
- * version it was tested with. Measured for every function, the proxy and chat included (`npx tsx bench/cold-start.ts
- * --bundles <runtime SDK>,<bundled> --only proxy,chat-stream --runs 7`, Node 24, load average ~25): median CPU of a
- * cold start 388 -> 333 ms (proxy) and 346 -> 298 ms (chat-stream), for ~345 KiB more in index.mjs.
- * The chat stream takes the runtime's nonetheless: it ships no tokenizer table (it decides nothing on tokens), and its
- * code, 1,194 KiB with the SDK, is 849 KiB without it, within the 1 MB budget; the price is ~25 ms more CPU at a cold
- * start (340 vs 315 ms median, same command with --only chat-stream, load average ~17). The proxy keeps the SDK: its
- * table puts it over 1 MB either way.
+ * Functions that use the Lambda runtime's AWS SDK instead of bundling their own: none. Bundled, the SDK is one
+ * pre-linked module instead of dozens of CommonJS files to resolve and compile, and the function runs the SDK version it
+ * was tested with. Measured (`npx tsx bench/cold-start.ts --bundles <runtime SDK>,<bundled> --runs 7..9`, Node 24):
+ * median CPU of a cold start 388 -> 333 ms (proxy, load ~25) and 256 -> 213 ms (chat-stream, load ~14). The chat took
+ * the runtime's SDK while its bundle was over 1 MB with it; without the SDK's unused credential providers and the
+ * Pinecone control plane it is ~985 KiB with it.
  * `npm run build -- --runtime-aws-sdk` builds every function against the runtime's SDK, for such comparisons.
  */
-export const RUNTIME_SDK_FUNCTIONS: ReadonlySet<string> = new Set<string>(['chat-stream']);
+export const RUNTIME_SDK_FUNCTIONS: ReadonlySet<string> = new Set<string>();
 
 /**
  * Builds one minified ESM bundle per function, `<outdir>/<name>/index.mjs` (+ source map and, for the functions that
@@ -399,7 +396,7 @@ async function main(): Promise<void> {
   console.log(`${'function'.padEnd(20)} ${'index.mjs'.padStart(12)} ${'loaded'.padStart(12)}`);
   const budget =
     `budget: ${kib(MAX_BUNDLE_BYTES).trim()} loaded per function; cold start <= 150 ms median (npm run bench); ` +
-    `AWS SDK from the Lambda runtime in ${[...RUNTIME_SDK_FUNCTIONS].join(', ') || 'none'} (fits 1 MB, ~25 ms more CPU), bundled elsewhere`;
+    `AWS SDK from the Lambda runtime in ${[...RUNTIME_SDK_FUNCTIONS].join(', ') || 'none'}, bundled elsewhere`;
   for (const bundle of bundles)
     console.log(`${bundle.name.padEnd(20)} ${kib(bundle.bytes)} ${kib(bundle.loadedBytes)}`);
   console.log(budget);
