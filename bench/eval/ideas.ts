@@ -1,3 +1,4 @@
+import { FLOOR_IDEAS } from './ideas-floor.ts';
 import { SCORING_IDEAS } from './ideas-scoring.ts';
 
 /**
@@ -6,7 +7,7 @@ import { SCORING_IDEAS } from './ideas-scoring.ts';
  */
 export interface Idea {
   idea: string;
-  area: 'retrieval' | 'history filter';
+  area: 'retrieval' | 'history filter' | 'context floor';
   before: string;
   after: string;
   kept: boolean;
@@ -156,4 +157,5 @@ export const IDEAS: Idea[] = [
     note: 'within noise, one more pass',
   },
   ...SCORING_IDEAS,
+  ...FLOOR_IDEAS,
 ];

@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LEXICAL_RELEVANCE_FLOOR } from '@memgate/adapters';
 import type { Machine } from '../lib/machine.ts';
+import { floorMarkdown } from './floor.ts';
 import type { HistoryResult, HistoryRow } from './history.ts';
 import type { Idea } from './ideas.ts';
 import { LEXICAL_CEILING } from './ideas-scoring.ts';
@@ -137,6 +139,10 @@ export function renderEvalMarkdown(report: EvalReport): string {
       '',
       ...halvesTable(report.retrieval),
     );
+    if (report.retrieval.floor) {
+      const chosen = Number(report.settings.PROXY_CONTEXT_MIN_SIMILARITY ?? LEXICAL_RELEVANCE_FLOOR);
+      out.push('## Context floor', '', ...floorMarkdown(report.retrieval.floor, chosen), '');
+    }
   }
   if (report.history) {
     out.push(

@@ -1,4 +1,5 @@
 import type { Conversation, Question } from './dataset.ts';
+import { type FloorResult, floorTable, type ScoredHit, type ScoredSearch } from './floor.ts';
 import { bm25Ranker, stemmedBm25Ranker, type TurnRanker } from './peers.ts';
 import { type RecallRow, type RecallTable, recallTable } from './recall.ts';
 import { type EvalTarget, mapLimited, post, userOf } from './target.ts';
@@ -15,6 +16,8 @@ export interface RetrievalResult {
    * should help on the other too (EVAL.md, "Ideas tried"). Absent with fewer than 2 conversations.
    */
   halves?: RetrievalHalf[];
+  /** What each context floor would inject (floor.ts). Absent with fewer than 2 conversations. */
+  floor?: FloorResult;
 }
 
 export interface RetrievalHalf {
@@ -39,17 +42,20 @@ async function addTurns(target: EvalTarget, conversation: Conversation): Promise
   }
 }
 
-/** The question searched over the whole band, top 10; ids of the turns found, best first, each once. */
-async function searchTurns(target: EvalTarget, conversation: Conversation, question: Question): Promise<string[]> {
-  const { results } = await post<{ results: { fileName: string }[] }>(
+/** The question searched in `conversation`'s memory over the whole band, top 10: the turns found, best first. */
+async function searchTurns(target: EvalTarget, conversation: Conversation, question: Question): Promise<ScoredHit[]> {
+  const { results } = await post<{ results: ScoredHit[] }>(
     target,
     '/api/v1/context/search',
     userOf(conversation.id),
     { query: question.question, minimum_similarity_threshold: 0, similarity_threshold: 1, top_k: TOP_K },
     202,
   );
-  return [...new Set(results.map((result) => result.fileName))];
+  return results.map(({ fileName, score }) => ({ fileName, score }));
 }
+
+/** Ids of the turns found, best first, each once. */
+const idsOf = (hits: readonly ScoredHit[]) => [...new Set(hits.map((hit) => hit.fileName))];
 
 const rankWith = (ranker: TurnRanker, questions: readonly Question[]): Ranked[] =>
   questions.map((question) => ({ question, ids: ranker.rank(question.question, TOP_K) }));
@@ -61,6 +67,7 @@ export async function evaluateRetrieval(
   { concurrency = 4, onProgress = (_: string) => {} } = {},
 ): Promise<RetrievalResult> {
   const memgate: Ranked[] = [];
+  const scored: ScoredSearch[] = [];
   const bm25: Ranked[] = [];
   const stemmed: Ranked[] = [];
   for (const conversation of conversations) {
@@ -68,7 +75,9 @@ export async function evaluateRetrieval(
     const found = await mapLimited(conversation.questions, concurrency, (question) =>
       searchTurns(target, conversation, question),
     );
-    memgate.push(...conversation.questions.map((question, index) => ({ question, ids: found[index] ?? [] })));
+    const searches = conversation.questions.map((question, index) => ({ question, hits: found[index] ?? [] }));
+    scored.push(...searches);
+    memgate.push(...searches.map(({ question, hits }) => ({ question, ids: idsOf(hits) })));
     bm25.push(...rankWith(bm25Ranker(conversation.turns), conversation.questions));
     stemmed.push(...rankWith(stemmedBm25Ranker(conversation.turns), conversation.questions));
     onProgress(
@@ -90,6 +99,25 @@ export async function evaluateRetrieval(
       stemmedBm25: recallTable(stemmed.slice(...questions)).overall,
     });
     result.halves = [halfOf(0, cut, [0, asked]), halfOf(cut, conversations.length, [asked, memgate.length])];
+    result.floor = floorTable(scored, await unrelatedSearches(target, conversations, concurrency));
+    onProgress(`retrieval: each conversation's questions searched in the next conversation's memory`);
   }
   return result;
+}
+
+/** Each conversation's questions searched in the next conversation's memory, where nothing answers them. */
+async function unrelatedSearches(
+  target: EvalTarget,
+  conversations: readonly Conversation[],
+  concurrency: number,
+): Promise<ScoredSearch[]> {
+  const searches: ScoredSearch[] = [];
+  for (const [index, conversation] of conversations.entries()) {
+    const other = conversations[(index + 1) % conversations.length] as Conversation;
+    const found = await mapLimited(conversation.questions, concurrency, (question) =>
+      searchTurns(target, other, question),
+    );
+    searches.push(...conversation.questions.map((question, at) => ({ question, hits: found[at] ?? [] })));
+  }
+  return searches;
 }

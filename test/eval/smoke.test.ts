@@ -111,6 +111,22 @@ describe('the LoCoMo evaluation on a synthetic conversation', () => {
     expect(markdown).toContain('| synthetic-2 | 3 | 0.833 | 1.000 | 1.000 | 0.833 | 1.000 | 1.000 |');
   });
 
+  it('measures what each context floor injects, for questions of the memory and of the next one', async () => {
+    const [conversation] = conversations as [(typeof conversations)[number]];
+    const result = await evaluateRetrieval(target, [conversation, { ...conversation, id: 'synthetic-3' }]);
+    const floor = result.floor;
+    expect(floor?.relevantQuestions).toBe(6);
+    expect(floor?.unrelatedQuestions).toBe(6);
+    // With no floor to speak of, the first 5 hold every evidence turn (recall@5 is 1).
+    expect(floor?.rows[0]).toMatchObject({ floor: 0.03, evidenceInjected: 1, relevantWithContext: 1 });
+    // Fewer records pass a higher floor.
+    const injected = floor?.rows.map((row) => row.evidenceInjected) ?? [];
+    expect(injected).toEqual([...injected].sort((a, b) => b - a));
+    const markdown = renderEvalMarkdown({ ...reportBase, retrieval: result });
+    expect(markdown).toContain('## Context floor');
+    expect(markdown).toMatch(/\| \*\*0\.12 \(default\)\*\* \| /);
+  });
+
   it("measures the history filter's evidence kept and size against recency and stemmed BM25 at the same size", async () => {
     const result = await evaluateHistory(target, conversations, { perConversation: 3 });
     expect(result.questions).toBe(3);

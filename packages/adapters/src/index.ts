@@ -1,4 +1,4 @@
-export { type Config, ConfigSchema, loadConfig } from './config/index.ts';
+export { type Config, ConfigSchema, LEXICAL_RELEVANCE_FLOOR, loadConfig } from './config/index.ts';
 export * from './dynamodb/index.ts';
 export { createLexicalEmbedder } from './embedders/lexical/index.ts';
 export { createOpenAIEmbedder, type OpenAIEmbedderOptions } from './embedders/openai/index.ts';

@@ -41,9 +41,13 @@ async function lexicalMatch(texts: readonly ChunkTerms[], query: SparseValues, s
         lengths[slot] = (lengths[slot] as number) + frequency;
         if (!queryCount.has(term)) return;
         const seen = found[slot]?.get(term);
-        if (!seen) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
         found[slot]?.set(term, { frequency: (seen?.frequency ?? 0) + frequency, own: own || seen?.own === true });
       });
+    }
+    // As in search's index (local term-postings.ts): a text holding a term only through its neighbours counts
+    // their weighted frequency towards the term's document frequency, at most 1.
+    for (const [term, { frequency }] of found[slot] ?? []) {
+      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + Math.min(1, frequency));
     }
   }
   const documents = texts.length;

@@ -13,6 +13,7 @@ import {
 } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
+import { HOLDING_UNITS, holdingUnits } from './term-postings.ts';
 
 const DIMENSION = 8;
 const NAMESPACE = 'user:u1';
@@ -63,7 +64,12 @@ function exhaustive(
   }
   const documents = merged.size;
   const averageLength = totalLength / documents || 1;
-  const frequencyOf = (term: number) => [...merged.values()].filter((terms) => terms.has(term)).length;
+  // A chunk holding the term only through its neighbours counts their weighted frequency, at most 1 (term-postings.ts).
+  const frequencyOf = (term: number) =>
+    [...merged.values()].reduce((sum, terms) => {
+      const held = terms.get(term);
+      return held ? sum + holdingUnits(held.frequency) : sum;
+    }, 0) / HOLDING_UNITS;
   const weights = query.terms.indices.map(
     (term, i) => (query.terms.values[i] as number) * inverseDocumentFrequency(documents, frequencyOf(term)),
   );

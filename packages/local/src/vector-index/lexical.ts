@@ -1,5 +1,5 @@
 import { inverseDocumentFrequency, lengthNorm, type SparseValues, saturatedFrequencyAt } from '@memgate/core';
-import { TermPostings } from './term-postings.ts';
+import { holdingUnits, TermPostings } from './term-postings.ts';
 
 // BM25+ with core's parameters and formula (core/context/lexical/bm25.ts), which the history filter uses too.
 
@@ -30,8 +30,8 @@ const REFUSED = 3;
 
 /**
  * The lexical half of one namespace: postings (term → slots with their frequency, typed arrays, see
- * term-postings.ts) and the statistics BM25 needs (document count, total length, document frequency = a term's
- * live postings), kept exact on every upsert and delete, so a deleted text never matches and the statistics are
+ * term-postings.ts) and the statistics BM25 needs (document count, total length, each term's document frequency,
+ * holdingUnits), kept exact on every upsert and delete, so a deleted text never matches and the statistics are
  * the tenant's own. A slot's frequency of a term is its own count plus its neighbours' weighted count, stored
  * negated when the term is only its neighbours' (it then cannot make the slot match); its length is the sum of both.
  */
@@ -43,6 +43,8 @@ export class LexicalPostings {
    * of the slot's frequencies as JS arrays (the postings already hold those).
    */
   private slotTerms: (Uint32Array | undefined)[] = [];
+  /** Beside each slot's term ids, how much it holds each (holdingUnits), to take back from the document frequency. */
+  private slotHoldings: (Uint16Array | undefined)[] = [];
   /** Bumped when a slot's postings are removed: older postings of the slot are dead (term-postings.ts). */
   private epochs = new Uint32Array(1024);
   private documents = 0;
@@ -62,6 +64,7 @@ export class LexicalPostings {
     this.ensureCapacity(slot + 1);
     const epoch = this.epochs[slot] as number;
     const ids = new Uint32Array(merged.size);
+    const holdings = new Uint16Array(merged.size);
     let at = 0;
     for (const [term, { frequency, own }] of merged) {
       let posting = this.postings.get(term);
@@ -70,9 +73,11 @@ export class LexicalPostings {
         this.postings.set(term, posting);
       }
       posting.append(slot, own ? frequency : -frequency, epoch);
+      holdings[at] = holdingUnits(frequency);
       ids[at++] = term;
     }
     this.slotTerms[slot] = ids;
+    this.slotHoldings[slot] = holdings;
     // Summed as the terms come (own, then neighbours'), so a slot's length is the same bits after a restart.
     const length = positiveSum(contextTerms, positiveSum(terms, 0));
     this.lengths[slot] = length;
@@ -83,13 +88,15 @@ export class LexicalPostings {
   remove(slot: number): void {
     const ids = this.slotTerms[slot];
     if (ids === undefined) return; // never counted
+    const holdings = this.slotHoldings[slot] as Uint16Array;
     this.slotTerms[slot] = undefined;
+    this.slotHoldings[slot] = undefined;
     const epochs = this.epochs;
     epochs[slot] = ((epochs[slot] as number) + 1) >>> 0;
-    for (const term of ids) {
+    for (const [at, term] of ids.entries()) {
       const posting = this.postings.get(term);
       if (!posting) continue;
-      posting.release();
+      posting.release(holdings[at] as number);
       if (posting.live === 0) this.postings.delete(term);
       else if (posting.wasteful()) posting.compact(epochs);
     }
@@ -116,7 +123,7 @@ export class LexicalPostings {
       const count = query.values[i] as number;
       if (!(count > 0)) return;
       const posting = this.postings.get(term);
-      const idf = inverseDocumentFrequency(this.documents, posting?.live ?? 0);
+      const idf = inverseDocumentFrequency(this.documents, posting?.documentFrequency ?? 0);
       ceiling += count * idf;
       if (posting) weighted.push([posting, count * idf]);
     });
@@ -191,10 +198,10 @@ export class LexicalPostings {
     this.ensureCapacity(lengths.length);
     this.lengths.set(lengths);
     const perSlot = new Uint32Array(lengths.length);
-    const lists: [number, Int32Array][] = [];
+    const lists: [number, Int32Array, Float64Array][] = [];
     for (const [term, slots, frequencies] of terms) {
       this.postings.set(term, TermPostings.of(slots, frequencies));
-      lists.push([term, slots]);
+      lists.push([term, slots, frequencies]);
       for (const slot of slots) perSlot[slot] = (perSlot[slot] as number) + 1;
     }
     for (let slot = 0; slot < lengths.length; slot++) {
@@ -203,13 +210,15 @@ export class LexicalPostings {
       this.documents += 1;
       this.totalLength += length;
       this.slotTerms[slot] = new Uint32Array(perSlot[slot] as number);
+      this.slotHoldings[slot] = new Uint16Array(perSlot[slot] as number);
     }
     perSlot.fill(0);
-    for (const [term, slots] of lists) {
-      for (const slot of slots) {
-        const ids = this.slotTerms[slot] as Uint32Array;
-        ids[perSlot[slot] as number] = term;
-        perSlot[slot] = (perSlot[slot] as number) + 1;
+    for (const [term, slots, frequencies] of lists) {
+      for (const [i, slot] of slots.entries()) {
+        const at = perSlot[slot] as number;
+        (this.slotTerms[slot] as Uint32Array)[at] = term;
+        (this.slotHoldings[slot] as Uint16Array)[at] = holdingUnits(frequencies[i] as number);
+        perSlot[slot] = at + 1;
       }
     }
   }

@@ -2,6 +2,21 @@ const INITIAL_CAPACITY = 4;
 /** Dead postings a list may carry before removal compacts it: at most as many as live ones, and a few. */
 const SLACK = 8;
 
+/** Document frequency is counted in these units (a whole holder is one): integers, so removals cancel exactly. */
+export const HOLDING_UNITS = 1 << 15;
+
+/**
+ * How much a slot holds a term towards its document frequency, in HOLDING_UNITS (fits a Uint16): its own text
+ * holding it counts 1, as in BM25; a slot that holds it only through its neighbours counts their weighted
+ * frequency (0.45 for one occurrence in the chunk before it), as the term's frequency in it does. Counting such a
+ * slot as a full holder made a term of one chunk look as common as every chunk within the window, so a few
+ * documents added together scored far lower than added one by one (a relevant record fell under the proxy's
+ * context floor, bench/EVAL.md).
+ */
+export function holdingUnits(frequency: number): number {
+  return Math.max(1, Math.round(Math.min(1, Math.abs(frequency)) * HOLDING_UNITS));
+}
+
 /**
  * One term's postings in typed arrays, in the order they were added: slot, frequency (negated when only the
  * slot's neighbours hold the term) and the slot's epoch when written. Removing a slot bumps its epoch
@@ -15,8 +30,15 @@ export class TermPostings {
   epochs = new Uint32Array(INITIAL_CAPACITY);
   /** Postings written, live or dead. */
   size = 0;
-  /** Live postings: the term's document frequency. */
+  /** Live postings. */
   live = 0;
+  /** The live postings' holdingUnits, summed. */
+  private heldUnits = 0;
+
+  /** The term's document frequency: each live posting counts as much as its slot holds the term (at most 1). */
+  get documentFrequency(): number {
+    return this.heldUnits / HOLDING_UNITS;
+  }
 
   /** A list loaded from a snapshot: exactly these postings, live, at epoch 0 (a fresh store's epoch). */
   static of(slots: Int32Array<ArrayBuffer>, frequencies: Float64Array<ArrayBuffer>): TermPostings {
@@ -26,6 +48,7 @@ export class TermPostings {
     postings.epochs = new Uint32Array(slots.length);
     postings.size = slots.length;
     postings.live = slots.length;
+    for (const frequency of frequencies) postings.heldUnits += holdingUnits(frequency);
     return postings;
   }
 
@@ -58,11 +81,13 @@ export class TermPostings {
     this.epochs[this.size] = epoch;
     this.size++;
     this.live++;
+    this.heldUnits += holdingUnits(frequency);
   }
 
-  /** One of the term's slots was removed (its posting is now dead). */
-  release(): void {
+  /** One of the term's slots, which held it `units` (holdingUnits), was removed (its posting is now dead). */
+  release(units: number): void {
     this.live--;
+    this.heldUnits -= units;
   }
 
   wasteful(): boolean {
