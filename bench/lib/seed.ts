@@ -30,7 +30,13 @@ const CONCURRENT_CALLS = 4;
 export async function seedCorpora(env: Record<string, string>, corpora: readonly CorpusSpec[]): Promise<SeedReport> {
   const config = loadConfig(env);
   if (!config.DYNAMODB_ENDPOINT) throw new Error('seeding needs DYNAMODB_ENDPOINT');
-  const documentClient = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT });
+  // Seeding is bulk loading, not a request: on a shared 2-core machine one 25-item BatchWrite has taken over 25 s (the
+  // product's deadline per call), which failed a 12-minute seeding near its end. Adds are idempotent; only time is lost.
+  const documentClient = createDocumentClient({
+    endpoint: config.DYNAMODB_ENDPOINT,
+    attemptTimeoutMs: 120_000,
+    totalTimeoutMs: 300_000,
+  });
   const vectorIndex = await createLocalVectorIndex({ dir: `${config.DATA_DIR}/vectors` });
   const started = performance.now();
   let chunks = 0;
