@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chunkTerms, NO_NEIGHBOURS, queryTermFrequencies, type VectorItem } from '@memgate/core';
+import { chunkTerms, NO_NEIGHBOURS, queryTermFrequencies, type SparseValues, type VectorItem } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { axisVector, metadataFor } from '../../../../test/conformance/vector-index.ts';
 import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
@@ -89,6 +89,24 @@ describe('local vector index: lexical half', () => {
     expect(found.both).toBeGreaterThan(found.one as number);
     expect(found.none).toBe(0);
     for (const score of Object.values(found)) expect(score).toBeLessThanOrEqual(1);
+  });
+
+  it('indexes terms given out of order (a writer other than chunkTerms) as it does sorted ones', async () => {
+    const index = await openIndex(freshDir());
+    const [sorted] = chunkTerms(['pottery class on sunday', 'violin recital'], { span: 1, before: 0.4, after: 0.2 });
+    const reversed = (sparse: { indices: number[]; values: number[] }) => ({
+      indices: [...sparse.indices].reverse(),
+      values: [...sparse.values].reverse(),
+    });
+    const { terms, contextTerms } = sorted as { terms: SparseValues; contextTerms: SparseValues };
+    await index.upsert('user:u1', [
+      { ...item('sorted', ''), terms, contextTerms },
+      { ...item('unordered', ''), terms: reversed(terms), contextTerms: reversed(contextTerms) },
+      item('other', 'sunday market'),
+    ]);
+    const found = await scores(index, 'user:u1', 'pottery violin sunday');
+    expect(found.sorted).toBeGreaterThan(0);
+    expect(found.unordered).toBe(found.sorted);
   });
 });
 

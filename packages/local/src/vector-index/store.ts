@@ -43,7 +43,8 @@ export class NamespaceStore {
   readonly lexical = new LexicalPostings();
   private readonly free: number[] = [];
   /** Metadata shared by slots with equal metadata (a document's chunks), with how many slots use it. */
-  private readonly sharedMetadata = new Map<string, { metadata: VectorMetadata; uses: number }>();
+  private readonly sharedMetadata = new Map<string, SharedMetadata>();
+  private lastInterned: SharedMetadata | undefined;
   arena: Float32Array;
   /** 1/‖v‖ per slot (0 for the zero vector), so exact scans cost one dot product. */
   inverseNorms: Float32Array;
@@ -168,17 +169,24 @@ export class NamespaceStore {
    * 300 bytes each. Frozen, so nothing can change it under the slots that share it; callers get copies (search.ts).
    */
   private intern(metadata: VectorMetadata): VectorMetadata {
+    // A batch holds a document's chunks one after another: the last one interned is the usual match.
+    const last = this.lastInterned;
+    if (last && last.uses > 0 && sameMetadata(last.metadata, metadata)) {
+      last.uses++;
+      return last.metadata;
+    }
     const copy = { ...metadata, scopes: [...metadata.scopes], tags: [...metadata.tags] };
     const key = JSON.stringify(copy);
-    const shared = this.sharedMetadata.get(key);
-    if (shared) {
-      shared.uses++;
-      return shared.metadata;
+    let shared = this.sharedMetadata.get(key);
+    if (shared) shared.uses++;
+    else {
+      Object.freeze(copy.scopes);
+      Object.freeze(copy.tags);
+      shared = { metadata: Object.freeze(copy), uses: 1 };
+      this.sharedMetadata.set(key, shared);
     }
-    Object.freeze(copy.scopes);
-    Object.freeze(copy.tags);
-    this.sharedMetadata.set(key, { metadata: Object.freeze(copy), uses: 1 });
-    return copy;
+    this.lastInterned = shared;
+    return shared.metadata;
   }
 
   private release(metadata: VectorMetadata): void {
@@ -213,6 +221,30 @@ export class NamespaceStore {
     this.inverseNorms = norms;
     this.marks = new Uint8Array(next);
   }
+}
+
+interface SharedMetadata {
+  metadata: VectorMetadata;
+  /** Slots using it; at 0 it is dropped from the map. */
+  uses: number;
+}
+
+/** Equal metadata, field by field (the same fields in the same order, as JSON.stringify would compare them). */
+function sameMetadata(a: VectorMetadata, b: VectorMetadata): boolean {
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  if (keysA.length !== keysB.length) return false;
+  for (let i = 0; i < keysA.length; i++) {
+    const key = keysA[i] as keyof VectorMetadata;
+    if (key !== keysB[i]) return false;
+    const x = a[key];
+    const y = b[key];
+    if (Array.isArray(x) || Array.isArray(y)) {
+      if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+      for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
+    } else if (x !== y) return false;
+  }
+  return true;
 }
 
 function createGraph(dimension: number): InstanceType<typeof usearch.Index> {

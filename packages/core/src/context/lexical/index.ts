@@ -1,4 +1,5 @@
 import type { SparseValues } from '../ports.ts';
+import { TermTable } from './term-table.ts';
 import { lexicalTermIdsOf } from './terms.ts';
 
 export { inverseDocumentFrequency, lengthNorm, saturatedFrequency, saturatedFrequencyAt } from './bm25.ts';
@@ -49,21 +50,22 @@ export interface ChunkTerms {
  * once is found by the question's other words in the turns around it), and never make an unrelated chunk match.
  */
 export function chunkTerms(texts: readonly string[], window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW): ChunkTerms[] {
-  // Each text is tokenised once; its neighbours reuse its term ids.
-  const terms = texts.map(lexicalTermIdsOf);
-  return terms.map((own, position) => {
-    const counts = new Map<number, number>();
-    add(counts, own, 1);
-    const result: ChunkTerms = { terms: sparseOf(counts) };
-    if ((window.before > 0 || window.after > 0) && window.span > 0) {
-      const context = new Map<number, number>();
+  // Each text is tokenised once; its neighbours reuse its term ranks.
+  const ids = texts.map(lexicalTermIdsOf);
+  const table = new TermTable(ids);
+  const ranks = ids.map((list) => table.ranks(list));
+  const lends = (window.before > 0 || window.after > 0) && window.span > 0;
+  return ranks.map((own, position) => {
+    table.add(own, 1);
+    const result: ChunkTerms = { terms: table.take() };
+    if (lends) {
       const from = Math.max(0, position - window.span);
-      const to = Math.min(terms.length - 1, position + window.span);
+      const to = Math.min(ranks.length - 1, position + window.span);
       for (let other = from; other <= to; other++) {
         const weight = other < position ? window.before : other > position ? window.after : 0;
-        if (weight > 0) add(context, terms[other] as number[], weight);
+        if (weight > 0) table.add(ranks[other] as Int32Array, weight);
       }
-      if (context.size > 0) result.contextTerms = sparseOf(context);
+      if (!table.empty) result.contextTerms = table.take();
     }
     return result;
   });
