@@ -6,14 +6,16 @@
  * profile of the server's main thread by area (self time). Run:
  * `npx tsx bench/proxy-profile.ts [--requests=2000] [--cases=passthrough,filtering,defaults] [--keep=<dir>]`.
  * Cases: `passthrough` (filter, context and store off), `filtering` (store off), `defaults` (no switch: filtering,
- * context and storing on). The caller's tenant holds 1,000 chunks of the bench corpus, added over HTTP first.
+ * context and storing on). The caller's tenant holds 1,000 chunks of the bench corpus, added over HTTP first; each
+ * request is the bench's 20-message conversation asking about another chunk of it (proxy-defaults.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { signLocalToken } from '@memgate/local/token';
 import { startUpstreamStub } from '../test/support/upstream-stub.ts';
-import { conversation, PASSTHROUGH } from './areas/proxy.ts';
+import { PASSTHROUGH } from './areas/proxy.ts';
+import { bodyOf } from './areas/proxy-defaults.ts';
 import { addBody } from './lib/corpus.ts';
 import { processTreeCpuMs } from './lib/cpu.ts';
 import { closeHttp, expectStatus, postJson } from './lib/http.ts';
@@ -54,9 +56,10 @@ try {
     expectStatus(await postJson(`${server.url}/api/v1/context/add`, body, { authorization }), 201, 'corpus add');
   }
   const url = `${server.url}/api/v1/proxy/${encodeURIComponent(stub.url)}/profile-target-key/chat/completions`;
-  const body = { model: 'gpt-4o-mini', messages: conversation(), temperature: 0.2 };
+  let sent = 0;
+  // Each request asks about another chunk of the caller's corpus, as the bench's defaults case does.
   const send = async (headers: Record<string, string>) =>
-    expectStatus(await postJson(url, body, { authorization, ...headers }), 200, 'proxy').ms;
+    expectStatus(await postJson(url, bodyOf(sent++), { authorization, ...headers }), 200, 'proxy').ms;
   /** CPU of the server's own process and of DynamoDB Local (its child) since `from`, in ms. */
   const cpuSince = (from: { own: number; children: number }) => {
     const now = processTreeCpuMs(server.pid);

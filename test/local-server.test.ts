@@ -38,8 +38,8 @@ function tokenCli(...args: string[]): string {
   }).trim();
 }
 
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'memgate-server-'));
+/** `npm start` on `dataDir`; resolves with its URL once it listens. */
+async function start(): Promise<string> {
   const { DYNAMODB_ENDPOINT: _ignored, ...env } = process.env;
   server = spawn(process.execPath, ['--import', 'tsx', 'packages/local/src/main.ts'], {
     cwd: root,
@@ -47,7 +47,7 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  url = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     server.stdout?.on('data', (chunk) => {
       output += String(chunk);
       const match = /listening on (http:\/\/\S+)/.exec(output);
@@ -58,6 +58,11 @@ beforeAll(async () => {
     });
     server.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
   });
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'memgate-server-'));
+  url = await start();
 }, 60_000);
 
 afterAll(() => {
@@ -139,7 +144,18 @@ describe('npm start (the local server as a child process)', () => {
     expect((await fetch(`${url}/health`)).status).toBe(200);
   });
 
+  const question = 'Which pier does the night ferry use on Sundays?';
+
   it('stops on SIGTERM and leaves no java process behind', async () => {
+    // An exchange captured just before the signal: stored in a batch after the response, drained by the shutdown.
+    const token = tokenCli('--user', 'carol');
+    const completion = await fetch(`${url}/api/v1/proxy/default/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'memgate/default', messages: [{ role: 'user', content: question }] }),
+    });
+    expect(completion.status).toBe(200);
+    await completion.text();
     const java = childPids(server.pid as number);
     expect(java.length).toBeGreaterThan(0);
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
@@ -149,4 +165,17 @@ describe('npm start (the local server as a child process)', () => {
     while (java.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(java.filter(alive)).toEqual([]);
   }, 20_000);
+
+  it('kept the exchange the proxy captured just before SIGTERM (the shutdown stores what is held)', async () => {
+    url = await start();
+    const token = tokenCli('--user', 'carol');
+    const docs = await fetch(`${url}/api/v1/context/view/docs`, { headers: { authorization: `Bearer ${token}` } });
+    expect(docs.status).toBe(200);
+    const { documents } = (await docs.json()) as { documents: { context_type: string; source: string }[] };
+    expect(documents.map(({ context_type, source }) => ({ context_type, source }))).toEqual([
+      { context_type: 'conversation', source: 'memgate-proxy' },
+    ]);
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.once('exit', resolve));
+  }, 60_000);
 });

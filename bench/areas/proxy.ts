@@ -4,6 +4,7 @@ import { expectStatus, postJson, type Timed } from '../lib/http.ts';
 import { interleaved } from '../lib/interleave.ts';
 import { type AreaResult, atMost, figure } from '../lib/results.ts';
 import { addedLatency, round, summarize } from '../lib/stats.ts';
+import { proxyDefaults } from './proxy-defaults.ts';
 
 /** The headers that turn history filtering, context injection and storing off: a pure passthrough. */
 export const PASSTHROUGH = { 'x-memgate-filter': 'off', 'x-memgate-context': 'off', 'x-memgate-store': 'off' };
@@ -59,6 +60,8 @@ export async function proxyLatency(env: BenchEnv): Promise<AreaResult> {
   const portkey = addedLatency(samples.portkey as number[], direct);
   const raw = Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, summarize(list)]));
   const ms = (value: number | undefined) => `${round(value ?? Number.NaN)} ms`;
+  // Then the proxy as a user gets it without configuration: storing on too, in its own tenant (proxy-defaults.ts).
+  const defaults = await proxyDefaults(env);
   const header = (name: string) => {
     const values = filtered.map((response) => Number(response.headers[name] ?? Number.NaN));
     return summarize(values).p50;
@@ -79,6 +82,7 @@ export async function proxyLatency(env: BenchEnv): Promise<AreaResult> {
         budget: atMost(5, '#4'),
       }),
       figure('added latency p99, filtering and context on', round(filtering.p99Difference), 'ms'),
+      ...defaults.figures,
       figure('round trip p50 direct to the stub', round(raw.direct?.p50 ?? Number.NaN), 'ms'),
     ],
     notes: [
@@ -86,7 +90,8 @@ export async function proxyLatency(env: BenchEnv): Promise<AreaResult> {
       `Added latency = percentile(through) − percentile(direct) of the same run. Paired per-round differences, p50 / p99: passthrough ${ms(passthrough.paired.p50)} / ${ms(passthrough.paired.p99)}, filtering ${ms(filtering.paired.p50)} / ${ms(filtering.paired.p99)}, portkey ${ms(portkey.paired.p50)} / ${ms(portkey.paired.p99)}.`,
       `Round trips p50 / p99: direct ${ms(raw.direct?.p50)} / ${ms(raw.direct?.p99)}, passthrough ${ms(raw.passthrough?.p50)} / ${ms(raw.passthrough?.p99)}, filtering ${ms(raw.filtering?.p50)} / ${ms(raw.filtering?.p99)}, portkey ${ms(raw.portkey?.p50)} / ${ms(raw.portkey?.p99)}.`,
       `Filtering requests (caller's tenant: ${corpus.size} chunks; storing off): median ${header('x-memgate-history-kept')} messages kept, ${header('x-memgate-history-dropped')} dropped, ${header('x-memgate-context-injected')} context records injected.`,
+      ...defaults.notes,
     ],
-    series: samples,
+    series: { ...samples, ...defaults.series },
   };
 }

@@ -36,6 +36,15 @@ export async function postJson<T = unknown>(
   return { status: response.statusCode, body: parsed as T, headers: response.headers, ms };
 }
 
+/** GETs JSON (keep-alive, like postJson). */
+export async function getJson<T = unknown>(url: string, headers: Record<string, string> = {}): Promise<Timed<T>> {
+  const started = performance.now();
+  const response = await request(url, { method: 'GET', dispatcher: agent, headers });
+  const text = await response.body.text();
+  const ms = performance.now() - started;
+  return { status: response.statusCode, body: JSON.parse(text) as T, headers: response.headers, ms };
+}
+
 /** Fails loudly when a benchmark request did not succeed: a figure built on errors would be meaningless. */
 export function expectStatus<T>(response: Timed<T>, status: number, what: string): Timed<T> {
   if (response.status !== status) {

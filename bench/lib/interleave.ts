@@ -1,5 +1,5 @@
-/** One timed request: resolves to its latency in ms (and throws when it did not succeed). */
-export type Sampler = () => Promise<number>;
+/** One timed request of round `round`: resolves to its latency in ms (and throws when it did not succeed). */
+export type Sampler = (round: number) => Promise<number>;
 
 /**
  * Runs the samplers in rounds, one request each per round, at concurrency 1, rotating which goes first so none
@@ -15,7 +15,7 @@ export async function interleaved(
   for (let round = 0; round < warmup + rounds; round++) {
     for (let k = 0; k < names.length; k++) {
       const name = names[(round + k) % names.length] as string;
-      const ms = await (samplers[name] as Sampler)();
+      const ms = await (samplers[name] as Sampler)(round);
       if (round >= warmup) (samples[name] as number[]).push(ms);
     }
   }

@@ -27,7 +27,9 @@ afterAll(async () => {
   await operator.close();
   await stub.close();
 });
-beforeEach(() => {
+beforeEach(async () => {
+  // What an earlier test captured is stored now, not into this test's records.
+  await Promise.all([proxy.background.idle(), operator.background.idle()]);
   stub.setBehavior({});
   stub.requests.length = 0;
   fake.added.length = 0;

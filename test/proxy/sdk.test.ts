@@ -17,7 +17,9 @@ afterAll(async () => {
   await proxy.close();
   await stub.close();
 });
-beforeEach(() => {
+beforeEach(async () => {
+  // What an earlier test captured is stored now, not into this test's records.
+  await proxy.background.idle();
   stub.setBehavior({});
   stub.requests.length = 0;
   fake.added.length = 0;

@@ -2,7 +2,14 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { type Config, createDocumentClient, createServices, ensureTable } from '@memgate/adapters';
 import { systemClock } from '@memgate/core';
-import { type AppDeps, createApp, createJsonLogger, createTokenVerifier, type Logger } from '@memgate/http';
+import {
+  type AppDeps,
+  createApp,
+  createBackgroundWork,
+  createJsonLogger,
+  createTokenVerifier,
+  type Logger,
+} from '@memgate/http';
 import { createMcpApp } from '@memgate/http/mcp/index';
 import { startUnderLock } from './data-dir-lock.ts';
 import { createLocalDocs } from './docs.ts';
@@ -54,7 +61,13 @@ export async function startLocalServer(
       log: (level, message, fields) => logger[level](message, fields),
     });
     const verifier = verifierFor(config);
-    const app = createApp({ verifier, logger, ...services, docs: createLocalDocs() } as AppDeps);
+    // Work after a response (the proxy's captured exchanges, stored in batches): drained by stop() before the
+    // index and DynamoDB Local close, so an exchange the proxy accepted is not lost on shutdown.
+    const background = createBackgroundWork((error) =>
+      logger.error('work after the response failed', { error: error instanceof Error ? error.message : String(error) }),
+    );
+    const proxy = { ...services.proxy, background };
+    const app = createApp({ verifier, logger, ...services, proxy, docs: createLocalDocs() } as AppDeps);
     // MCP (DESIGN.md section 5a) over the same context store. Mounted here, not in createApp: the `@memgate/http`
     // barrel that every Lambda imports must not reach the MCP SDK (it would add ~200 KB to each bundle).
     app.route('/', createMcpApp({ verifier, logger, store: services.context.store }));
@@ -75,6 +88,7 @@ export async function startLocalServer(
         try {
           await new Promise<void>((done) => server.close(() => done()));
           server.closeAllConnections?.();
+          await background.idle();
           await vectorIndex.close();
           documentClient.destroy();
           await dynamo?.stop();

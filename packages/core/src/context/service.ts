@@ -20,6 +20,12 @@ export interface AddInput {
   metadata?: Record<string, unknown>;
   chained?: boolean;
   tags?: string[];
+  /**
+   * The documents are unrelated (the proxy's captured exchanges, stored together in one add): a chunk's lexical
+   * context comes from the neighbours in its own document only, as if each document were added alone. Not part of
+   * the HTTP API.
+   */
+  separateDocuments?: boolean;
 }
 
 export interface AddResult {

@@ -18,6 +18,11 @@ export interface ProxySettings {
 /** Background work started after a response (storing the exchange); tests await `idle()`. */
 export interface BackgroundWork {
   run(task: () => Promise<unknown>): void;
+  /**
+   * Registers work held back to be done in batches (captured exchanges): `release` starts what is held, through
+   * `run`. `idle()` releases everything first, so nothing held is left when it resolves.
+   */
+  holdBack(release: () => void): void;
   idle(): Promise<void>;
 }
 
@@ -34,9 +39,16 @@ export interface ProxyAreaDeps {
   background?: BackgroundWork;
 }
 
-/** Tracks fire-and-forget tasks so they never delay a response yet can be awaited (tests, graceful shutdown). */
+/**
+ * Tracks fire-and-forget tasks so they never delay a response yet can be awaited (tests, graceful shutdown, the
+ * Lambda handler before its invocation ends).
+ */
 export function createBackgroundWork(onError: (error: unknown) => void): BackgroundWork {
   const pending = new Set<Promise<unknown>>();
+  const held = new Set<() => void>();
+  const releaseAll = () => {
+    for (const release of held) release();
+  };
   return {
     run(task) {
       const promise = task()
@@ -44,8 +56,16 @@ export function createBackgroundWork(onError: (error: unknown) => void): Backgro
         .finally(() => pending.delete(promise));
       pending.add(promise);
     },
+    holdBack(release) {
+      held.add(release);
+    },
     async idle() {
-      while (pending.size > 0) await Promise.allSettled([...pending]);
+      releaseAll();
+      while (pending.size > 0) {
+        await Promise.allSettled([...pending]);
+        // What arrived while those ran, held for its own batch.
+        releaseAll();
+      }
     },
   };
 }

@@ -52,7 +52,7 @@ function rawPathOf(url: string): string {
 export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<ProxyEnv> {
   const app = new OpenAPIHono<ProxyEnv>({ defaultHook: rejectInvalid() });
   app.onError(areaErrorHandler('proxy', deps.logger));
-  const storeExchange = createExchangeStore(deps, deps.logger);
+  const exchanges = createExchangeStore(deps, deps.logger);
   const auth = authenticate({ verifier: deps.verifier, scope: 'proxy' });
   const onMessages = rejectInvalid({ listField: 'messages' });
   const onInput = rejectInvalid({ listField: 'input' });
@@ -61,9 +61,18 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
     c.set('target', parseUpstreamPath(rawPathOf(c.req.url)));
     await next();
   }
+  /**
+   * Back-pressure on captures: while more exchanges wait to be stored than the queue may hold (the store is slower
+   * than the flood), a request that will capture waits for room before it is served, instead of memory growing.
+   */
+  async function roomForCapture(c: Context<ProxyEnv>, next: () => Promise<void>) {
+    if (switchesOf(c).store) await exchanges.room();
+    await next();
+  }
   const posted = (onTarget: boolean, prepare?: PrepareBody) => [
     limitBody(),
     auth,
+    roomForCapture,
     ...(onTarget ? [readTarget] : []),
     jsonBody(prepare ? { prepare } : {}),
   ];
@@ -77,7 +86,7 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
       switches,
       clientSignal: c.req.raw.signal,
       capture: (exchange, reply) => {
-        if (switches.store) storeExchange(principal, exchange, reply);
+        if (switches.store) exchanges.capture(principal, exchange, reply);
       },
     };
   }

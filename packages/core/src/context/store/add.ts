@@ -60,17 +60,35 @@ function staleChunks(existing: readonly ContextRecord[], built: ReadonlyMap<stri
   });
 }
 
+/** Each chunk's terms with its neighbours' in `chunks`' order, or within its own document only (`separate`). */
+function termsOf(deps: ContextStoreDeps, chunks: readonly ContextRecord[], separate: boolean) {
+  const window = deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW;
+  const textsOf = (part: readonly ContextRecord[]) => part.map((chunk) => chunk.text);
+  if (!separate) return chunkTerms(textsOf(chunks), window);
+  const terms: ReturnType<typeof chunkTerms> = [];
+  // A document's chunks are consecutive (built document by document).
+  for (let start = 0, end = 1; start < chunks.length; start = end, end = start + 1) {
+    while (end < chunks.length && chunks[end]?.document_id === chunks[start]?.document_id) end += 1;
+    terms.push(...chunkTerms(textsOf(chunks.slice(start, end)), window));
+  }
+  return terms;
+}
+
 /**
  * The chunks' vectors: embeddings (the embedder runs while rows are written) and each chunk's terms, with its
- * neighbours' in this add's order (documents, then their chunks), for the lexical half.
+ * neighbours' in this add's order (documents, then their chunks; or its own document's only), for the lexical half.
  */
-function vectorItemsOf(deps: ContextStoreDeps, chunks: readonly ContextRecord[]): Promise<VectorItem[]> {
+function vectorItemsOf(
+  deps: ContextStoreDeps,
+  chunks: readonly ContextRecord[],
+  separate: boolean,
+): Promise<VectorItem[]> {
   const texts = chunks.map((chunk) => chunk.text);
   const embedding = deps.embedder.embed(texts, 'document').catch((error: unknown) => {
     throw indexingFailed('embedding the documents failed; nothing was added, retry the request', error);
   });
   const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
-  const terms = lexical ? chunkTerms(texts, deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW) : [];
+  const terms = lexical ? termsOf(deps, chunks, separate) : [];
   return embedding.then((vectors) =>
     chunks.map((chunk, i) => vectorItemOf(chunk, vectors[i] as Float32Array, terms[i])),
   );
@@ -114,7 +132,7 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
 
   const documents = [...unique.values()].map((item) => item.document);
   const chunks = [...unique.values()].flatMap((item) => item.chunks);
-  const write = { tenant, documents, chunks, vectors: vectorItemsOf(deps, chunks) };
+  const write = { tenant, documents, chunks, vectors: vectorItemsOf(deps, chunks, input.separateDocuments === true) };
   // A rejection is the write's to report; this keeps it from going unhandled when a step before fails first.
   write.vectors.catch(() => {});
   await writeDocuments(deps, write, new Set(existing.map((record) => record._id)));

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryIndex, createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
+import type { Principal } from '../../auth/index.ts';
+import type { Embedder, VectorItem } from '../ports.ts';
+import { createContextStore } from './index.ts';
+
+const embedder: Embedder = {
+  id: 'constant:4',
+  dimension: 4,
+  embed: async (texts) => texts.map(() => Float32Array.of(1, 0, 0, 0)),
+};
+const alice: Principal = { userId: 'alice', orgs: [], scopes: new Set(['context:write']) };
+
+/** A store whose index keeps every upserted item by id: what the lexical half of search will read. */
+function storeRecordingVectors() {
+  const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
+  const { repository } = createMemoryRepository(clock);
+  const { index } = createMemoryIndex();
+  const upserted = new Map<string, VectorItem>();
+  const recording = {
+    ...index,
+    async upsert(namespace: Parameters<typeof index.upsert>[0], items: readonly VectorItem[]) {
+      for (const item of items) upserted.set(item.id, item);
+      return index.upsert(namespace, items);
+    },
+  };
+  return { store: createContextStore({ repository, index: recording, embedder, clock }), upserted };
+}
+
+const ferry = { content: 'User: Which pier does the night ferry use?\n\nAssistant: Pier nine.', fileName: 'a.txt' };
+const invoice = { content: 'User: Was the invoice paid?\n\nAssistant: Yes, on Monday.', fileName: 'b.txt' };
+
+const termsById = (items: Map<string, VectorItem>) =>
+  Object.fromEntries([...items].map(([id, item]) => [id, { terms: item.terms, contextTerms: item.contextTerms }]));
+
+describe('add with separateDocuments (captured exchanges stored together)', () => {
+  it('gives each chunk the lexical context it would have had if its document were added alone', async () => {
+    const alone = storeRecordingVectors();
+    await alone.store.add(alice, { documents: [ferry] });
+    await alone.store.add(alice, { documents: [invoice] });
+    const together = storeRecordingVectors();
+    await together.store.add(alice, { documents: [ferry, invoice], separateDocuments: true });
+    expect(termsById(together.upserted)).toEqual(termsById(alone.upserted));
+  });
+
+  it('without it, a document lends its words to the next one (the order of one add is one text)', async () => {
+    const alone = storeRecordingVectors();
+    await alone.store.add(alice, { documents: [ferry] });
+    await alone.store.add(alice, { documents: [invoice] });
+    const together = storeRecordingVectors();
+    await together.store.add(alice, { documents: [ferry, invoice] });
+    expect(termsById(together.upserted)).not.toEqual(termsById(alone.upserted));
+  });
+});
