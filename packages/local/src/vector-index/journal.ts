@@ -6,32 +6,44 @@ export type JournalEntry = { op: 'upsert'; items: VectorItem[] } | { op: 'delete
 
 /**
  * Append-only log of the batches applied since the last snapshot. Each batch is one record
- * `[u32 header length][u32 vector bytes][JSON header (ids, metadata, terms)][float32 vectors]`, written with a single `write`, so a crash
- * leaves at most one torn record at the end, which `readJournal` drops (that batch never returned to its caller).
+ * `[u32 header length][u32 binary bytes][JSON header][binary]`, written with a single `write`, so a crash leaves at
+ * most one torn record at the end, which `readJournal` drops (that batch never returned to its caller). An upsert's
+ * header holds each item's id, metadata and term counts; the binary part its float32 vector, then the term ids
+ * (uint32) and frequencies (float64) of its terms and contextTerms, in that order. (Records written before version 2
+ * carried the terms in the JSON header; they are still read.)
  */
 export function encodeEntry(entry: JournalEntry, dimension: number): Buffer {
-  const header =
-    entry.op === 'upsert'
-      ? {
-          op: 'upsert',
-          items: entry.items.map(({ id, metadata, terms, contextTerms }) => ({ id, metadata, terms, contextTerms })),
-        }
-      : { op: 'delete', ids: entry.ids };
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const vectorBytes = entry.op === 'upsert' ? entry.items.length * dimension * 4 : 0;
-  const record = Buffer.allocUnsafe(8 + json.length + vectorBytes);
-  record.writeUInt32LE(json.length, 0);
-  record.writeUInt32LE(vectorBytes, 4);
-  json.copy(record, 8);
-  if (entry.op === 'upsert') {
-    let offset = 8 + json.length;
-    for (const item of entry.items) {
-      const bytes = Buffer.from(item.values.buffer, item.values.byteOffset, item.values.byteLength);
-      bytes.copy(record, offset);
-      offset += dimension * 4;
+  if (entry.op === 'delete') return record(Buffer.from(JSON.stringify({ op: 'delete', ids: entry.ids }), 'utf8'), 0);
+  let termBytes = 0;
+  const items = entry.items.map(({ id, metadata, terms, contextTerms }) => {
+    const counts = [terms?.indices.length ?? -1, contextTerms?.indices.length ?? -1] as const;
+    termBytes += (Math.max(0, counts[0]) + Math.max(0, counts[1])) * 12;
+    return { id, metadata, terms: counts[0], contextTerms: counts[1] };
+  });
+  const json = Buffer.from(JSON.stringify({ op: 'upsert', v: 2, items }), 'utf8');
+  const vectorBytes = entry.items.length * dimension * 4;
+  const out = record(json, vectorBytes + termBytes);
+  let offset = 8 + json.length;
+  for (const item of entry.items) {
+    Buffer.from(item.values.buffer, item.values.byteOffset, item.values.byteLength).copy(out, offset);
+    offset += dimension * 4;
+  }
+  for (const { terms, contextTerms } of entry.items) {
+    for (const sparse of [terms, contextTerms]) {
+      if (!sparse) continue;
+      for (const index of sparse.indices) offset = out.writeUInt32LE(index, offset);
+      for (const value of sparse.values) offset = out.writeDoubleLE(value, offset);
     }
   }
-  return record;
+  return out;
+}
+
+function record(json: Buffer, binaryBytes: number): Buffer {
+  const out = Buffer.allocUnsafe(8 + json.length + binaryBytes);
+  out.writeUInt32LE(json.length, 0);
+  out.writeUInt32LE(binaryBytes, 4);
+  json.copy(out, 8);
+  return out;
 }
 
 /** Reads every complete record; truncates a torn tail so later appends start on a record boundary. */
@@ -47,30 +59,12 @@ export function readJournal(path: string, dimension: number): JournalEntry[] {
   let offset = 0;
   while (offset + 8 <= data.length) {
     const jsonLength = data.readUInt32LE(offset);
-    const vectorBytes = data.readUInt32LE(offset + 4);
-    const end = offset + 8 + jsonLength + vectorBytes;
+    const binaryBytes = data.readUInt32LE(offset + 4);
+    const end = offset + 8 + jsonLength + binaryBytes;
     if (end > data.length) break;
-    const header = JSON.parse(data.toString('utf8', offset + 8, offset + 8 + jsonLength)) as
-      | {
-          op: 'upsert';
-          items: { id: string; metadata: VectorMetadata; terms?: SparseValues; contextTerms?: SparseValues }[];
-        }
-      | { op: 'delete'; ids: string[] };
+    const header = JSON.parse(data.toString('utf8', offset + 8, offset + 8 + jsonLength)) as Header;
     if (header.op === 'delete') entries.push(header);
-    else {
-      let at = offset + 8 + jsonLength;
-      const items = header.items.map(({ id, metadata, terms, contextTerms }) => {
-        // Copy into a fresh, aligned buffer: the record's offset in the file need not be a multiple of 4.
-        const values = new Float32Array(dimension);
-        Buffer.from(values.buffer).set(data.subarray(at, at + dimension * 4));
-        at += dimension * 4;
-        const item: VectorItem = { id, metadata, values };
-        if (terms) item.terms = terms;
-        if (contextTerms) item.contextTerms = contextTerms;
-        return item;
-      });
-      entries.push({ op: 'upsert', items });
-    }
+    else entries.push({ op: 'upsert', items: itemsOf(header, data, offset + 8 + jsonLength, dimension) });
     offset = end;
   }
   if (offset < data.length) {
@@ -82,6 +76,42 @@ export function readJournal(path: string, dimension: number): JournalEntry[] {
     }
   }
   return entries;
+}
+
+type Header =
+  | { op: 'delete'; ids: string[] }
+  | { op: 'upsert'; v: 2; items: { id: string; metadata: VectorMetadata; terms: number; contextTerms: number }[] }
+  | {
+      op: 'upsert';
+      v?: undefined;
+      items: { id: string; metadata: VectorMetadata; terms?: SparseValues; contextTerms?: SparseValues }[];
+    };
+
+/** An upsert record's items: vectors from `at`, then (version 2) each item's terms after all the vectors. */
+function itemsOf(header: Exclude<Header, { op: 'delete' }>, data: Buffer, at: number, dimension: number): VectorItem[] {
+  let termsAt = at + header.items.length * dimension * 4;
+  const sparse = (count: number): SparseValues | undefined => {
+    if (count < 0) return undefined;
+    const indices: number[] = new Array(count);
+    const values: number[] = new Array(count);
+    for (let i = 0; i < count; i++) indices[i] = data.readUInt32LE(termsAt + i * 4);
+    termsAt += count * 4;
+    for (let i = 0; i < count; i++) values[i] = data.readDoubleLE(termsAt + i * 8);
+    termsAt += count * 8;
+    return { indices, values };
+  };
+  return header.items.map((written, i) => {
+    // Copy into a fresh, aligned buffer: the record's offset in the file need not be a multiple of 4.
+    const values = new Float32Array(dimension);
+    Buffer.from(values.buffer).set(data.subarray(at + i * dimension * 4, at + (i + 1) * dimension * 4));
+    const item: VectorItem = { id: written.id, metadata: written.metadata, values };
+    const terms = header.v === 2 ? sparse(written.terms as number) : (written.terms as SparseValues | undefined);
+    const contextTerms =
+      header.v === 2 ? sparse(written.contextTerms as number) : (written.contextTerms as SparseValues | undefined);
+    if (terms) item.terms = terms;
+    if (contextTerms) item.contextTerms = contextTerms;
+    return item;
+  });
 }
 
 /** An open journal file, appended to synchronously (one `write` per batch). */
