@@ -1,5 +1,6 @@
+import { serveSearch } from '@memgate/http/context/search';
 import { handle } from 'hono/aws-lambda';
 import { contextApp } from './runtime/context-app.ts';
 
 /** POST /api/v1/context/search: API Gateway HTTP API (payload v2) → the context area's app. */
-export const handler = handle(contextApp());
+export const handler = handle(contextApp(serveSearch));

@@ -1,5 +1,6 @@
+import { serveViewDocs } from '@memgate/http/context/view';
 import { handle } from 'hono/aws-lambda';
 import { contextApp } from './runtime/context-app.ts';
 
 /** GET /api/v1/context/view/docs: API Gateway HTTP API (payload v2) → the context area's app. */
-export const handler = handle(contextApp());
+export const handler = handle(contextApp(serveViewDocs));

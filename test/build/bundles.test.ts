@@ -119,6 +119,20 @@ describe('Lambda bundles', () => {
     }
   });
 
+  it("builds each context function's own route only (each route's module carries its schemas)", () => {
+    const routeModules = ['add', 'search', 'delete', 'view'];
+    const own = { 'context-add': 'add', 'context-search': 'search', 'context-delete': 'delete' } as Record<
+      string,
+      string
+    >;
+    for (const [name, route] of Object.entries({ ...own, 'context-view': 'view', 'context-view-docs': 'view' })) {
+      const modules = routeModules.filter((module) =>
+        built.bundles.get(name)?.inputs.includes(`packages/http/src/context/${module}.ts`),
+      );
+      expect(modules, name).toEqual([route]);
+    }
+  });
+
   it('bundles only the environment link of the AWS SDK credential chain (Lambda sets the role in the environment)', () => {
     for (const bundle of built.bundles.values()) {
       const sdk = bundle.inputs.some((input) => input.includes('node_modules/@aws-sdk/client-dynamodb/'));

@@ -1,0 +1,48 @@
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { CONTEXT_SCOPES, CONTEXT_TYPES, type ContextStore } from '@memgate/core';
+import { type AuthEnv, authenticate } from '../auth/index.ts';
+import type { BaseDeps } from '../deps.ts';
+import { jsonBody, limitBody } from '../errors/index.ts';
+
+// What every context route shares. Each route lives in its own module (add, search, delete, view) with its schemas,
+// so that a Lambda function serving one route builds that route's schemas only (functions/runtime/context-app.ts).
+
+export interface ContextAreaDeps {
+  store: ContextStore;
+}
+
+export type ContextRouteDeps = BaseDeps & ContextAreaDeps;
+
+/** Registers one context route (its `createRoute` definition and handler) on the area's app. */
+export type ServeContextRoute = (app: OpenAPIHono<AuthEnv>, deps: ContextRouteDeps) => void;
+
+// Request schemas describe what a client may send (both forms of `chained`/`modalities`); the handlers convert.
+
+export const BooleanLike = z.union([z.boolean(), z.enum(['true', 'false'])]);
+export const Scope = z.enum(CONTEXT_SCOPES);
+export const ContextType = z.enum(CONTEXT_TYPES);
+
+export const ContextError = z.object({ response: z.string(), error: z.string() }).openapi('ContextError');
+export type ContextError = z.infer<typeof ContextError>;
+
+export const json = <T>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+});
+export const errors = {
+  400: json(ContextError, 'invalid input; `response` names the field'),
+  401: json(ContextError, 'missing, invalid or expired token'),
+  403: json(ContextError, 'missing scope, or acting outside your user or organizations'),
+  413: json(ContextError, 'body over 6 MB'),
+  500: json(ContextError, 'internal error'),
+};
+export const tags = ['context'];
+
+/**
+ * Before the validator run the body limit, the token check and `jsonBody` (JSON, nesting depth, an object), so a bad
+ * token is a 401 before the body is read.
+ */
+export const withBody = (
+  { verifier }: ContextRouteDeps,
+  scope: 'context:write' | 'context:read' | 'context:delete',
+) => [limitBody(), authenticate({ verifier, scope }), jsonBody()];

@@ -1,0 +1,31 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { errors, type ServeContextRoute, tags, withBody } from './common.ts';
+
+export const DeleteBody = z
+  .object({
+    source: z.string().min(1).max(1024),
+    user_id: z.string().min(1).max(128).nullable().optional(),
+    organization_id: z.string().min(1).max(128).nullable().optional(),
+    by_doc: z.boolean().optional(),
+    by_id: z.boolean().optional(),
+  })
+  .openapi('ContextDeleteRequest');
+export type DeleteBody = z.infer<typeof DeleteBody>;
+
+export const deleteRoute = createRoute({
+  method: 'post',
+  path: '/api/v1/context/delete',
+  tags,
+  summary: 'Delete by document (source or file name) or by id (scope context:delete); idempotent',
+  request: { body: { content: { 'application/json': { schema: DeleteBody } }, required: true } },
+  responses: { 204: { description: 'deleted (or nothing matched)' }, ...errors },
+});
+
+/** POST /api/v1/context/delete. */
+export const serveDelete: ServeContextRoute = (app, deps) => {
+  const { store } = deps;
+  app.openapi({ ...deleteRoute, middleware: withBody(deps, 'context:delete') }, async function deleteContext(c) {
+    await store.delete(c.var.principal, c.req.valid('json'));
+    return c.body(null, 204);
+  });
+};

@@ -1,0 +1,51 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { MAX_QUERY_CHARS, MAX_TOP_K } from '@memgate/core';
+import { errors, json, Scope, type ServeContextRoute, tags, withBody } from './common.ts';
+
+export const SearchBody = z
+  .object({
+    user_id: z.string().min(1).max(128).optional(),
+    query: z.string().min(1).max(MAX_QUERY_CHARS),
+    similarity_threshold: z.number().min(0).max(1),
+    minimum_similarity_threshold: z.number().min(0).max(1),
+    scope: Scope.optional(),
+    top_k: z.number().int().min(1).max(MAX_TOP_K).optional(),
+    organization_id: z.string().min(1).max(128).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('ContextSearchRequest');
+export type SearchBody = z.infer<typeof SearchBody>;
+
+export const SearchResponse = z
+  .object({
+    results: z.array(
+      z.object({
+        contextId: z.string(),
+        contextData: z.string(),
+        score: z.number(),
+        documentId: z.string(),
+        fileName: z.string(),
+        source: z.string(),
+      }),
+    ),
+  })
+  .openapi('ContextSearchResponse');
+export type SearchResponse = z.infer<typeof SearchResponse>;
+
+export const searchRoute = createRoute({
+  method: 'post',
+  path: '/api/v1/context/search',
+  tags,
+  summary: 'Search visible chunks by cosine similarity within [minimum_similarity_threshold, similarity_threshold]',
+  request: { body: { content: { 'application/json': { schema: SearchBody } }, required: true } },
+  responses: { 202: json(SearchResponse, 'results, best first, at most top_k'), ...errors },
+});
+
+/** POST /api/v1/context/search. */
+export const serveSearch: ServeContextRoute = (app, deps) => {
+  const { store } = deps;
+  app.openapi({ ...searchRoute, middleware: withBody(deps, 'context:read') }, async function searchContext(c) {
+    const results = await store.search(c.var.principal, c.req.valid('json'));
+    return c.json({ results }, 202);
+  });
+};
