@@ -114,3 +114,55 @@ describe('search: the band applies before top_k (DESIGN.md section 3)', () => {
     expect(query?.terms?.values).toEqual([1, 1]);
   });
 });
+
+describe('search: reads only the rows it may show', () => {
+  it('reads the best top_k of several tenants’ matches, not every tenant’s top_k', async () => {
+    const clock = { now: () => new Date() };
+    const { repository } = createMemoryRepository(clock);
+    const read: string[][] = [];
+    const counting = {
+      ...repository,
+      getForSearch: (ids: readonly string[]) => {
+        read.push([...ids]);
+        return repository.getForSearch(ids);
+      },
+    };
+    const store = createContextStore({ repository: counting, index: createMemoryIndex().index, embedder, clock });
+    const member: Principal = { ...alice, orgs: ['acme', 'beta'] };
+    // Three tenants (alice's own, acme's, beta's), each with 5 matches; alice's own match best.
+    const tenants = [
+      [undefined, 'alpha beta'],
+      ['acme', 'alpha beta gamma'],
+      ['beta', 'alpha gamma'],
+    ] as const;
+    for (const [organization_id, content] of tenants) {
+      const documents = names(`notes-${organization_id ?? 'own'}`, 5).map((fileName) => ({ fileName, content }));
+      await store.add(member, { source: 'notes', documents, ...(organization_id ? { organization_id } : {}) });
+    }
+    const hits = await store.search(member, {
+      query: 'alpha beta',
+      similarity_threshold: 1,
+      minimum_similarity_threshold: 0,
+      top_k: 5,
+    });
+    expect(hits.map((hit) => hit.fileName).sort()).toEqual(names('notes-own', 5));
+    // 5 chunks and their 5 documents; reading every tenant's top 5 would read 15 chunks and 15 documents.
+    expect(read.flat()).toHaveLength(10);
+  });
+
+  it('still fills top_k past many hidden records', async () => {
+    const s = setup();
+    await s.add('alpha beta', names('gone', 30), 'old');
+    await s.add('alpha gamma', names('kept', 4));
+    s.failing.delete = true;
+    await s.store.delete(alice, { source: 'old' });
+    const hits = await s.store.search(alice, {
+      query: 'alpha beta',
+      similarity_threshold: 1,
+      minimum_similarity_threshold: 0,
+      top_k: 3,
+    });
+    expect(hits).toHaveLength(3);
+    for (const hit of hits) expect(hit.fileName).toMatch(/^kept-/);
+  });
+});

@@ -86,18 +86,30 @@ export async function searchContext(
   }
   const seen = new Set<string>();
   const found: SearchHit[] = [];
+  // In-band matches not read yet, best first (equal scores in the order the tenants returned them).
+  let unread: Candidate[] = [];
   for (let fetch = topK; ; fetch = Math.min(MAX_FETCH, fetch * WIDENING)) {
     const perTenant = await queryTenants(deps, tenants, { vector, topK: fetch, filter, terms, lexicalWeight });
     const fresh = perTenant
       .flat()
       .filter((match) => match.score >= min && match.score <= max && !seen.has(`${match.tenant}\u0000${match.id}`));
     for (const match of fresh) seen.add(`${match.tenant}\u0000${match.id}`);
-    found.push(...(await visibleHits(deps, fresh)));
+    unread = [...unread, ...fresh].sort((a, b) => b.score - a.score);
     // Matches a tenant has not returned yet score at most its last one: results above every such horizon are final.
     // A tenant whose last match is already below the band has nothing left to give (issue 17: a search with no
     // in-band match asked the index 5 times, up to 1,000 matches, e.g. every proxy request with no relevant context).
     const open = perTenant.filter((matches) => matches.length >= fetch && (matches.at(-1)?.score ?? 0) >= min);
     const horizon = Math.max(...open.map((matches) => matches.at(-1)?.score ?? 0), Number.NEGATIVE_INFINITY);
+    // Only the best unread matches are read (a batch read costs a read unit per row): a result is final once it
+    // beats every unread match and the horizon. Several tenants each answer top_k, but top_k results are shown.
+    // Each further read of a round is twice as wide, so many hidden records cost few round trips.
+    for (let wider = 0; ; wider = Math.max(1, wider * 2)) {
+      const next = unread[0]?.score ?? Number.NEGATIVE_INFINITY;
+      // An unread match scoring the same as a read one comes after it (ties keep the order the tenants answered).
+      const settled = found.filter((hit) => hit.score >= horizon && hit.score >= next).length;
+      if (settled >= topK || unread.length === 0) break;
+      found.push(...(await visibleHits(deps, unread.splice(0, Math.max(topK - settled, wider * topK)))));
+    }
     const settled = found.filter((hit) => hit.score >= horizon).length;
     if (settled >= topK || open.length === 0 || fetch >= MAX_FETCH) break;
   }
