@@ -36,7 +36,51 @@ function afterSystemMessages(messages: ChatMessage[], message: ChatMessage): Cha
   return [...messages.slice(0, at), message, ...messages.slice(at)];
 }
 
-/** DESIGN.md section 4: history filtering, then context injection, each skipped entirely when switched off. */
+/** The kept history: every message, or those filterHistoryByRelevance keeps (DESIGN.md section 4). */
+async function filteredHistory(deps: ProxyAreaDeps, original: ChatMessage[], filter: boolean) {
+  if (!filter || lastUserIndex(original) < 0) return { messages: original, dropped: 0, tokensSaved: 0 };
+  const { settings } = deps;
+  return filterHistoryByRelevance(original, {
+    embedder: deps.embedder,
+    keepRecent: settings.keepRecent,
+    minSimilarity: settings.historyMinSimilarity,
+    tokenBudget: settings.historyTokenBudget,
+    lexicalWeight: settings.historyLexicalWeight,
+  });
+}
+
+/** The caller's context for `question` (none when it is switched off, empty, or the search fails). */
+async function contextFor(
+  deps: ProxyAreaDeps,
+  logger: Logger,
+  principal: Principal,
+  question: string,
+  enabled: boolean,
+): Promise<{ content: string; sources: string[] } | undefined> {
+  if (!enabled || question.trim() === '' || deps.settings.contextTopK <= 0) return undefined;
+  try {
+    const hits = await deps.contextStore.search(principal, {
+      query: question.slice(0, MAX_QUERY_CHARS),
+      similarity_threshold: 1,
+      minimum_similarity_threshold: deps.settings.contextMinSimilarity,
+      top_k: deps.settings.contextTopK,
+      scope: 'internal',
+    });
+    if (hits.length === 0) return undefined;
+    const content = formatContextMessage(hits.map((hit) => ({ fileName: hit.fileName, text: hit.contextData })));
+    return { content, sources: hits.map((hit) => hit.contextId) };
+  } catch (error) {
+    // Context is an enhancement: a failing search must not fail the completion.
+    logger.error('proxy context search failed', { error: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
+}
+
+/**
+ * DESIGN.md section 4: history filtering and context injection, each skipped entirely when switched off. They are
+ * independent (the search asks with the last user message, which filtering always keeps), so they run together:
+ * the filter's CPU work overlaps the search's wait on the database.
+ */
 export async function prepareMessages(
   deps: ProxyAreaDeps,
   logger: Logger,
@@ -46,51 +90,23 @@ export async function prepareMessages(
 ): Promise<Prepared> {
   const last = lastUserIndex(original);
   const question = last >= 0 ? messageText(original[last] as ChatMessage) : '';
-  let messages = original;
-  let dropped = 0;
-  let tokensSaved = 0;
-  if (switches.filter && last >= 0) {
-    const { settings } = deps;
-    const result = await filterHistoryByRelevance(original, {
-      embedder: deps.embedder,
-      keepRecent: settings.keepRecent,
-      minSimilarity: settings.historyMinSimilarity,
-      tokenBudget: settings.historyTokenBudget,
-      lexicalWeight: settings.historyLexicalWeight,
-    });
-    messages = result.messages;
-    dropped = result.dropped;
-    tokensSaved = result.tokensSaved;
-  }
-  let sources: string[] = [];
-  if (switches.context && question.trim() !== '' && deps.settings.contextTopK > 0) {
-    try {
-      const hits = await deps.contextStore.search(principal, {
-        query: question.slice(0, MAX_QUERY_CHARS),
-        similarity_threshold: 1,
-        minimum_similarity_threshold: deps.settings.contextMinSimilarity,
-        top_k: deps.settings.contextTopK,
-        scope: 'internal',
-      });
-      if (hits.length > 0) {
-        const content = formatContextMessage(hits.map((hit) => ({ fileName: hit.fileName, text: hit.contextData })));
-        messages = afterSystemMessages(messages, { role: 'system', content });
-        sources = hits.map((hit) => hit.contextId);
-      }
-    } catch (error) {
-      // Context is an enhancement: a failing search must not fail the completion.
-      logger.error('proxy context search failed', { error: error instanceof Error ? error.message : String(error) });
-    }
-  }
+  const [history, context] = await Promise.all([
+    filteredHistory(deps, original, switches.filter),
+    contextFor(deps, logger, principal, question, switches.context),
+  ]);
+  const messages = context
+    ? afterSystemMessages(history.messages, { role: 'system', content: context.content })
+    : history.messages;
+  const sources = context?.sources ?? [];
   return {
     messages,
     question,
     sources,
     headers: {
-      'x-memgate-history-kept': String(original.length - dropped),
-      'x-memgate-history-dropped': String(dropped),
+      'x-memgate-history-kept': String(original.length - history.dropped),
+      'x-memgate-history-dropped': String(history.dropped),
       'x-memgate-context-injected': String(sources.length),
-      'x-memgate-tokens-saved': String(tokensSaved),
+      'x-memgate-tokens-saved': String(history.tokensSaved),
     },
   };
 }
