@@ -36,11 +36,21 @@ const SECRET_ENV: Record<Secret, string> = {
   authJwtSecret: 'AUTH_JWT_SECRET',
 };
 
+// Settings without which a function refuses to start (functions/runtime/aws.ts): a deploy without them stops here
+// rather than shipping functions that fail every cold start.
+const REQUIRED = {
+  PINECONE_HOST:
+    "the Pinecone index's data-plane host (Pinecone console), e.g. https://memgate-xxxxxxx.svc.<region>.pinecone.io",
+} as const;
+
 function settings(): Record<string, string> {
   const out: Record<string, string> = { VECTOR_STORE: 'pinecone', PINECONE_INDEX: 'memgate' };
   for (const name of SETTINGS) {
     const value = process.env[name];
     if (value !== undefined && value !== '') out[name] = value;
+  }
+  for (const [name, what] of Object.entries(REQUIRED)) {
+    if (!out[name]) throw new Error(`set ${name} in the environment of \`sst deploy\`: ${what} (docs/DEPLOY.md)`);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { ConfigSchema, TABLE_KEYS, tableDefinition } from '@memgate/adapters';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestBundles } from '../support/bundles.ts';
 import { installRecordingSst, type Recorded, recorded, routes } from './recording-sst.ts';
 
@@ -37,6 +37,8 @@ const SECRETS_BY_BUNDLE: Record<string, string[]> = {
   mcp: CONTEXT,
 };
 /** The docs function reads no data: no table, no secret; only where the proxy and the chat answer. */
+// The deployer's shell at `sst deploy` (docs/DEPLOY.md): the functions refuse to start without the index's host.
+const PINECONE_HOST = 'https://memgate-abc123.svc.aped-4627-b74a.pinecone.io';
 const TOUCHES_NO_DATA = new Set(['docs']);
 
 let outputs: Record<string, unknown>;
@@ -49,6 +51,7 @@ const functionFor = (bundle: string) => functions().find((fn) => bundleOf(fn) ==
 
 beforeAll(async () => {
   installRecordingSst('prod');
+  vi.stubEnv('PINECONE_HOST', PINECONE_HOST);
   const config = (await import('../../sst.config.ts')).default as unknown as {
     app(input: { stage: string }): Record<string, unknown>;
     run(): Promise<Record<string, unknown>>;
@@ -58,7 +61,10 @@ beforeAll(async () => {
   built = await buildTestBundles();
 }, 120_000);
 
-afterAll(() => built?.remove());
+afterAll(() => {
+  vi.unstubAllEnvs();
+  built?.remove();
+});
 
 describe('sst.config.ts', () => {
   it('names the app, deploys to AWS and keeps prod data on removal', () => {
@@ -182,10 +188,25 @@ describe('sst.config.ts', () => {
         .sort();
       expect(secrets, fn.name).toEqual(SECRETS_BY_BUNDLE[bundleOf(fn)]);
       expect(env).toMatchObject({ VECTOR_STORE: 'pinecone', TABLE_NAME: { tableName: table?.name } });
+      // functions/runtime/aws.ts refuses to start without it: each cold start would fail.
+      expect(env.PINECONE_HOST, fn.name).toBe(PINECONE_HOST);
       // Every variable is one the service reads: a typo here would silently fall back to a default.
       for (const name of Object.keys(env)) expect(Object.keys(ConfigSchema.shape), name).toContain(name);
       expect(fn.args.memory, fn.name).toMatch(/^\d+ MB$/);
     }
+  });
+
+  it('stops a deploy whose environment lacks PINECONE_HOST, naming it, instead of shipping functions that cannot start', async () => {
+    const { lambda } = await import('../../infra/functions.ts');
+    const before = recorded.length;
+    const deploy = () =>
+      lambda('Missing', { bundle: 'cleanup', memory: '512 MB', timeout: '5 minutes', secrets: ['pineconeApiKey'] });
+    for (const unset of [undefined, '']) {
+      vi.stubEnv('PINECONE_HOST', unset);
+      expect(deploy).toThrow(/set PINECONE_HOST in the environment of `sst deploy`/);
+    }
+    vi.stubEnv('PINECONE_HOST', PINECONE_HOST);
+    expect(recorded).toHaveLength(before); // no function was declared without it
   });
 
   it('declares the secrets with placeholders only where the setting is optional', () => {
