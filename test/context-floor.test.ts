@@ -2,7 +2,7 @@ import { createServices } from '@memgate/adapters';
 import type { Principal } from '@memgate/core';
 import { createChatApp, createProxyApp, createTokenVerifier, silentLogger } from '@memgate/http';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HELP_DESK_DOCS } from './fixtures/help-desk.ts';
+import { HELP_DESK_DOCS, HELP_DESK_QUESTIONS } from './fixtures/help-desk.ts';
 import { createLocalInputs } from './support/local-inputs.ts';
 import { jsonEvents, readSse } from './support/sse.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
@@ -63,7 +63,15 @@ describe('the default context floor on a small corpus added in one request', () 
     expect(await chatSources(question)).toContain(fileName);
   });
 
-  it.each(['What is the capital of France?', 'Tell me a joke about cats'])(
+  it.each(
+    HELP_DESK_QUESTIONS.filter(({ answer, paraphrase }) => answer !== '-' && !paraphrase).map(
+      ({ question, answer }) => [question, answer],
+    ),
+  )('cites first the record that answers "%s"', async (question, answer) => {
+    expect((await chatSources(question))[0]).toBe(answer);
+  });
+
+  it.each(HELP_DESK_QUESTIONS.filter(({ answer }) => answer === '-').map(({ question }) => question))(
     'injects and cites nothing for "%s"',
     async (question) => {
       expect((await askProxy(question)).injected).toBe(0);

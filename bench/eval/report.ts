@@ -54,11 +54,12 @@ function halvesTable(result: RetrievalResult): string[] {
   if (!result.halves) return [];
   const cells = (row: RecallRow) => `${f3(row.r1)} | ${f3(row.r5)} | ${f3(row.r10)}`;
   return [
-    'By half of the conversations (settings are chosen on one half and checked on the other, "Ideas tried"):',
+    'By half of the conversations (settings are chosen on one half and checked on the other, "Ideas tried"), then by ' +
+      'conversation:',
     '',
     '| conversations | questions | memgate r@1 | r@5 | r@10 | stemmed BM25 r@1 | r@5 | r@10 |',
     '|---|---|---|---|---|---|---|---|',
-    ...result.halves.map(
+    ...[...result.halves, ...(result.byConversation ?? [])].map(
       (half) =>
         `| ${half.conversations.join(', ')} | ${half.memgate.questions} | ${cells(half.memgate)} | ${cells(half.stemmedBm25)} |`,
     ),

@@ -16,6 +16,8 @@ export interface RetrievalResult {
    * should help on the other too (EVAL.md, "Ideas tried"). Absent with fewer than 2 conversations.
    */
   halves?: RetrievalHalf[];
+  /** The same for each conversation alone: a gain should hold on each, not only overall. */
+  byConversation?: RetrievalHalf[];
   /** What each context floor would inject (floor.ts). Absent with fewer than 2 conversations. */
   floor?: FloorResult;
 }
@@ -99,6 +101,11 @@ export async function evaluateRetrieval(
       stemmedBm25: recallTable(stemmed.slice(...questions)).overall,
     });
     result.halves = [halfOf(0, cut, [0, asked]), halfOf(cut, conversations.length, [asked, memgate.length])];
+    let start = 0;
+    result.byConversation = conversations.map((conversation, index) => {
+      start += conversation.questions.length;
+      return halfOf(index, index + 1, [start - conversation.questions.length, start]);
+    });
     result.floor = floorTable(scored, await unrelatedSearches(target, conversations, concurrency));
     onProgress(`retrieval: each conversation's questions searched in the next conversation's memory`);
   }

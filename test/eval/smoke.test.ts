@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@memgate/adapters';
+import { LEXICAL_RELEVANCE_FLOOR, loadConfig } from '@memgate/adapters';
 import { silentLogger } from '@memgate/http';
 import { startLocalServer } from '@memgate/local/server';
 import { signLocalToken } from '@memgate/local/token';
@@ -109,6 +109,10 @@ describe('the LoCoMo evaluation on a synthetic conversation', () => {
     }
     const markdown = renderEvalMarkdown({ ...reportBase, retrieval: result });
     expect(markdown).toContain('| synthetic-2 | 3 | 0.833 | 1.000 | 1.000 | 0.833 | 1.000 | 1.000 |');
+    expect(result.byConversation?.map((row) => [row.conversations, row.memgate.questions])).toEqual([
+      [['synthetic-1'], 3],
+      [['synthetic-2'], 3],
+    ]);
   });
 
   it('measures what each context floor injects, for questions of the memory and of the next one', async () => {
@@ -124,7 +128,7 @@ describe('the LoCoMo evaluation on a synthetic conversation', () => {
     expect(injected).toEqual([...injected].sort((a, b) => b - a));
     const markdown = renderEvalMarkdown({ ...reportBase, retrieval: result });
     expect(markdown).toContain('## Context floor');
-    expect(markdown).toMatch(/\| \*\*0\.12 \(default\)\*\* \| /);
+    expect(markdown).toContain(`| **${LEXICAL_RELEVANCE_FLOOR} (default)** | `);
   });
 
   it("measures the history filter's evidence kept and size against recency and stemmed BM25 at the same size", async () => {

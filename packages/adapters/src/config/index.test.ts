@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { HELP_DESK_DOCS, HELP_DESK_QUESTIONS } from '../../../../test/fixtures/help-desk.ts';
-import { createLexicalEmbedder } from '../embedders/lexical/index.ts';
 import { LEXICAL_HISTORY_RELEVANCE_FLOOR, LEXICAL_RELEVANCE_FLOOR, loadConfig } from './index.ts';
 
 describe('loadConfig', () => {
@@ -68,41 +66,5 @@ describe('loadConfig', () => {
     expect(neural).toMatchObject({ PROXY_CONTEXT_MIN_SIMILARITY: 0.25, PROXY_HISTORY_MIN_SIMILARITY: 0.2 });
     const given = loadConfig({ PROXY_CONTEXT_MIN_SIMILARITY: '0.4', PROXY_HISTORY_MIN_SIMILARITY: '0' });
     expect(given).toMatchObject({ PROXY_CONTEXT_MIN_SIMILARITY: 0.4, PROXY_HISTORY_MIN_SIMILARITY: 0 });
-  });
-});
-
-describe('the lexical relevance floor', () => {
-  const embedder = createLexicalEmbedder();
-  const names = Object.keys(HELP_DESK_DOCS);
-
-  async function scores(question: string): Promise<Map<string, number>> {
-    const [query, ...docs] = await embedder.embed(
-      [question, ...names.map((name) => HELP_DESK_DOCS[name] ?? '')],
-      'query',
-    );
-    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * (b[i] ?? 0), 0);
-    return new Map(names.map((name, i) => [name, dot(query as Float32Array, docs[i] as Float32Array)]));
-  }
-
-  it('keeps the answer of every question that shares words with it, and nothing else', async () => {
-    for (const { question, answer, paraphrase } of HELP_DESK_QUESTIONS) {
-      const found = await scores(question);
-      const kept = [...found].filter(([, score]) => score >= LEXICAL_RELEVANCE_FLOOR).map(([name]) => name);
-      if (answer === '-') expect(kept, question).toEqual([]);
-      else if (paraphrase)
-        expect(
-          kept.filter((name) => name !== answer),
-          question,
-        ).toEqual([]);
-      else expect(kept, question).toEqual([answer]);
-    }
-  });
-
-  it('would drop most answers at the neural default of 0.25', async () => {
-    let kept = 0;
-    for (const { question, answer } of HELP_DESK_QUESTIONS) {
-      if (((await scores(question)).get(answer) ?? 0) >= 0.25) kept += 1;
-    }
-    expect(kept).toBeLessThan(HELP_DESK_QUESTIONS.length / 2);
   });
 });

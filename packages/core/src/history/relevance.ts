@@ -3,6 +3,7 @@ import {
   chunkTerms,
   inverseDocumentFrequency,
   type NeighbourWindow,
+  ownTermsFactor,
   queryTermFrequencies,
   saturatedFrequency,
 } from '../context/lexical/index.ts';
@@ -22,7 +23,8 @@ export const REPLY_SHARE = 0.5;
 /**
  * Lexical match of each text (its own terms, and its neighbours' as context) with the query: BM25+ with the texts'
  * own statistics (document frequencies, lengths), divided by its ceiling for the query's terms that some text holds,
- * so in [0, 1]. As in search, only a text holding a query term of its own matches; the context strengthens it.
+ * so in [0, 1], times the coordination of the terms it holds itself (ownTermsFactor, over those query terms). As in
+ * search, only a text holding a query term of its own matches; the context strengthens it.
  * Linear in the texts' terms: each text is read once, and only for the query's terms.
  */
 async function lexicalMatch(texts: readonly ChunkTerms[], query: SparseValues, slice?: TimeSlice): Promise<number[]> {
@@ -68,11 +70,13 @@ async function lexicalMatch(texts: readonly ChunkTerms[], query: SparseValues, s
     }
     const length = lengths[slot] as number;
     let score = 0;
-    for (const [term, { frequency }] of terms) {
+    let ownTerms = 0;
+    for (const [term, { frequency, own }] of terms) {
       const saturated = saturatedFrequency(frequency, length, averageLength);
       score += ((weight.get(term) as number) * saturated) / ceiling;
+      if (own) ownTerms += 1;
     }
-    scores.push(Math.min(1, score));
+    scores.push(Math.min(1, score * ownTermsFactor(ownTerms, weight.size)));
   }
   return scores;
 }

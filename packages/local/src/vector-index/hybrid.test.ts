@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   chunkTerms,
   inverseDocumentFrequency,
+  ownTermsFactor,
   queryTermFrequencies,
   type SparseValues,
   saturatedFrequency,
@@ -85,13 +86,15 @@ function exhaustive(
     const terms = merged.get(id);
     const length = [...(terms?.values() ?? [])].reduce((sum, { frequency }) => sum + frequency, 0);
     let lexical = 0;
-    let matched = false;
+    let ownTerms = 0;
     query.terms.indices.forEach((term, i) => {
       const entry = terms?.get(term);
       if (!entry) return;
-      matched ||= entry.own;
+      if (entry.own) ownTerms += 1;
       lexical += ((weights[i] as number) / ceiling) * saturatedFrequency(entry.frequency, length, averageLength);
     });
+    const matched = ownTerms > 0;
+    lexical *= ownTermsFactor(ownTerms, query.terms.indices.length);
     const dot = values.reduce((sum, value, i) => sum + value * (query.vector[i] as number), 0);
     const cosine = Math.min(1, Math.max(0, dot / (norm(values) * norm(query.vector))));
     const score = (1 - query.lexicalWeight) * cosine + query.lexicalWeight * (matched ? Math.min(1, lexical) : 0);

@@ -82,6 +82,22 @@ describe('local vector index: lexical half', () => {
     expect(both.shed).toBeGreaterThan(both['lone-shed'] as number); // they do strengthen its own match
   });
 
+  it('ranks a chunk holding the question’s words itself above one that borrows most of them', async () => {
+    const index = await openIndex(freshDir());
+    const texts = ['Which singer did you see at the jazz festival in Lisbon?', 'It was Matt.'];
+    const [asked, answer] = chunkTerms(texts, { span: 1, before: 0.45, after: 0.15 });
+    await index.upsert('user:u1', [
+      { ...item('asked', ''), ...asked },
+      { ...item('answer', ''), ...answer },
+      item('notes', 'Matt, our singer, played jazz in Lisbon'),
+      item('filler', 'The weather in Porto was mild all week'),
+    ]);
+    // "answer" holds one of the five words itself and borrows the rest from the turn before; "notes" holds four.
+    const found = await scores(index, 'user:u1', 'Matt singer jazz festival Lisbon');
+    expect(found.answer).toBeGreaterThan(0);
+    expect(found.notes).toBeGreaterThan(found.answer as number);
+  });
+
   it('scores a full match of every query term higher than a partial one, all within [0, 1]', async () => {
     const index = await openIndex(freshDir());
     await index.upsert('user:u1', [item('both', 'violin recital'), item('one', 'violin lessons'), item('none', 'x')]);

@@ -1,4 +1,10 @@
-import { inverseDocumentFrequency, lengthNorm, type SparseValues, saturatedFrequencyAt } from '@memgate/core';
+import {
+  inverseDocumentFrequency,
+  lengthNorm,
+  ownTermsFactor,
+  type SparseValues,
+  saturatedFrequencyAt,
+} from '@memgate/core';
 import { holdingUnits, TermPostings } from './term-postings.ts';
 
 // BM25+ with core's parameters and formula (core/context/lexical/bm25.ts), which the history filter uses too.
@@ -54,6 +60,8 @@ export class LexicalPostings {
   /** Each touched slot's BM25 length normalisation for this query, computed once rather than once per term. */
   private norms = new Float64Array(1024);
   private state = new Uint8Array(1024);
+  /** Each touched slot's count of query terms its own text holds (ownTermsFactor). */
+  private ownTerms = new Uint16Array(1024);
   private touched = new Int32Array(1024);
   private matched = new Int32Array(1024);
   private matchedCount = 0;
@@ -108,7 +116,8 @@ export class LexicalPostings {
 
   /**
    * Lexical match of every slot that holds at least one query term of its own and passes `accepts`: the BM25+
-   * score divided by its ceiling for this query (every query term matched infinitely often), so it lies in [0, 1].
+   * score divided by its ceiling for this query (every query term matched infinitely often), times the share of the
+   * query's terms its own text holds (ownTermsFactor), so it lies in [0, 1].
    * A query term the namespace has never seen counts in the ceiling at the highest inverse document frequency,
    * so a question whose main words appear nowhere scores low everywhere.
    */
@@ -120,16 +129,18 @@ export class LexicalPostings {
     const averageLength = this.totalLength / this.documents || 1;
     const weighted: [TermPostings, number][] = [];
     let ceiling = 0;
+    let queryTerms = 0;
     query.indices.forEach((term, i) => {
       const count = query.values[i] as number;
       if (!(count > 0)) return;
+      queryTerms += 1;
       const posting = this.postings.get(term);
       const idf = inverseDocumentFrequency(this.documents, posting?.documentFrequency ?? 0);
       ceiling += count * idf;
       if (posting) weighted.push([posting, count * idf]);
     });
     if (!(ceiling > 0)) return matches;
-    const { scores, norms, state, lengths, epochs, touched } = this;
+    const { scores, norms, state, ownTerms, lengths, epochs, touched } = this;
     let touchedCount = 0;
     // Each slot's score is summed over the query's terms in query order, so it does not depend on posting order.
     for (const [posting, weight] of weighted) {
@@ -148,10 +159,14 @@ export class LexicalPostings {
           }
           state[slot] = CONTEXT_ONLY;
           scores[slot] = 0;
+          ownTerms[slot] = 0;
           norms[slot] = lengthNorm(lengths[slot] as number, averageLength);
         } else if (seen === REFUSED) continue;
         const stored = frequencies[i] as number;
-        if (stored > 0) state[slot] = MATCHED;
+        if (stored > 0) {
+          state[slot] = MATCHED;
+          ownTerms[slot] = (ownTerms[slot] as number) + 1;
+        }
         const frequency = stored < 0 ? -stored : stored;
         scores[slot] = (scores[slot] as number) + share * saturatedFrequencyAt(frequency, norms[slot] as number);
       }
@@ -162,7 +177,8 @@ export class LexicalPostings {
       const slot = touched[i] as number;
       if (state[slot] === MATCHED) {
         matched[count++] = slot;
-        if ((scores[slot] as number) > 1) scores[slot] = 1;
+        const score = (scores[slot] as number) * ownTermsFactor(ownTerms[slot] as number, queryTerms);
+        scores[slot] = Math.min(1, score);
       } else scores[slot] = 0;
       state[slot] = UNSEEN;
     }
@@ -236,6 +252,7 @@ export class LexicalPostings {
     this.scores = new Float64Array(size);
     this.norms = new Float64Array(size);
     this.state = new Uint8Array(size);
+    this.ownTerms = new Uint16Array(size);
     this.touched = new Int32Array(size);
     this.matched = new Int32Array(size);
     this.matchedCount = 0;

@@ -2,7 +2,13 @@ import type { SparseValues } from '../ports.ts';
 import { TermTable } from './term-table.ts';
 import { lexicalTermIdsOf } from './terms.ts';
 
-export { inverseDocumentFrequency, lengthNorm, saturatedFrequency, saturatedFrequencyAt } from './bm25.ts';
+export {
+  inverseDocumentFrequency,
+  lengthNorm,
+  ownTermsFactor,
+  saturatedFrequency,
+  saturatedFrequencyAt,
+} from './bm25.ts';
 export { lexicalTermIdsOf, lexicalTermsOf, termId } from './terms.ts';
 
 /** How a chunk's neighbours lend it their terms (defaults chosen on LoCoMo's development split, bench/EVAL.md). */
