@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -99,6 +99,20 @@ describe('benchmark report', () => {
         expect(Math.min(...ys)).toBeGreaterThanOrEqual(40);
       }
     }
+  });
+
+  it('ends RESULTS.md with the hand-written analysis of what is over budget, and only when something is', () => {
+    dir = mkdtempSync(join(tmpdir(), 'bench-report-'));
+    writeFileSync(join(dir, 'OVER-BUDGET.md'), '**Filtering and context:** the BatchGet of rows is most of it.\n');
+    writeReport(dir, report());
+    const markdown = readFileSync(join(dir, 'RESULTS.md'), 'utf8');
+    expect(markdown.trimEnd().endsWith('**Filtering and context:** the BatchGet of rows is most of it.')).toBe(true);
+    expect(markdown).toContain('## Over budget: where the time goes and what would close it');
+
+    const allPass = report();
+    allPass.areas = allPass.areas.filter((area) => area.id !== 'proxy');
+    writeReport(dir, allPass);
+    expect(readFileSync(join(dir, 'RESULTS.md'), 'utf8')).not.toContain('Over budget');
   });
 
   it('computes nearest-rank percentiles and added latency as through minus direct', () => {

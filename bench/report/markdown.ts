@@ -52,8 +52,12 @@ function minutes(seconds: number): string {
   return `${Math.floor(whole / 60)} min ${whole % 60} s`;
 }
 
-/** RESULTS.md: the machine, a summary of the budgets, then one table per area with its notes and plot. */
-export function renderMarkdown(report: BenchReport, plots: readonly Plot[]): string {
+/**
+ * RESULTS.md: the machine, a summary of the budgets, then one table per area with its notes and plot; when a figure
+ * is over budget, `overBudget` (bench/OVER-BUDGET.md: profiles and what would close each gap, written by hand because
+ * no run can measure it) ends the file.
+ */
+export function renderMarkdown(report: BenchReport, plots: readonly Plot[], overBudget?: string): string {
   const { machine } = report;
   const judged = report.areas.flatMap((area) => area.figures.filter((figure) => figure.pass !== undefined));
   const failed = report.areas.flatMap((area) =>
@@ -91,6 +95,9 @@ export function renderMarkdown(report: BenchReport, plots: readonly Plot[]): str
     for (const plot of plots.filter((candidate) => candidate.areaId === area.id)) {
       lines.push('', `![${plot.alt}](${plot.file})`);
     }
+  }
+  if (failed.length > 0 && overBudget?.trim()) {
+    lines.push('', '## Over budget: where the time goes and what would close it', '', overBudget.trim());
   }
   return `${lines.join('\n')}\n`;
 }

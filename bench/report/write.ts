@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { round } from '../lib/stats.ts';
 import { type BenchReport, renderMarkdown } from './markdown.ts';
@@ -14,11 +14,16 @@ function compact(value: unknown): unknown {
   return value;
 }
 
+/** The hand-written analysis of the budgets not met, kept beside RESULTS.md so a new run does not erase it. */
+export const OVER_BUDGET_FILE = 'OVER-BUDGET.md';
+
 /** Writes RESULTS.md, results.json and the plots into `dir`; returns the paths written. */
 export function writeReport(dir: string, report: BenchReport): string[] {
   const plots = plotsOf(report.areas);
   const written = [join(dir, 'RESULTS.md'), join(dir, 'results.json')];
-  writeFileSync(written[0] as string, renderMarkdown(report, plots));
+  const analysis = join(dir, OVER_BUDGET_FILE);
+  const overBudget = existsSync(analysis) ? readFileSync(analysis, 'utf8') : undefined;
+  writeFileSync(written[0] as string, renderMarkdown(report, plots, overBudget));
   // Arrays of numbers (the raw samples) on one line each, so the file stays a few hundred lines long.
   const json = JSON.stringify(compact(report), null, 2).replace(
     /\[\s+(-?[\d.e+-]+(?:,\s+-?[\d.e+-]+)*)\s+\]/g,
