@@ -97,6 +97,24 @@ describe('hybridRelevance', () => {
     for (const score of scores) expect(score).toBeLessThanOrEqual(1);
   });
 
+  it("ranks a message holding the question's words itself above one borrowing them from its neighbours", async () => {
+    const small = ['the weather is mild today', 'lunch near the station', 'traffic was slow', 'my fence is fixed'];
+    const repairs = ['the boat repair went well', 'boat repair again', 'the boat needed repair', 'repair the boat'];
+    // The borrower holds only "invoice" and sits among four messages on each side about the boat's repair.
+    const history = [...repairs, 'the invoice came', ...repairs, ...small, ...small, 'boat repair invoice', ...small];
+    const borrower = 4;
+    const holder = history.indexOf('boat repair invoice');
+    const scores = await hybridRelevance(
+      history,
+      'boat repair invoice?',
+      history.map(() => 0),
+      { lexicalWeight: 1 },
+    );
+    // Without the coordination of its own terms, the borrower scored 0.60 and the holder 0.54.
+    expect(scores[holder]).toBeGreaterThan(scores[borrower] as number);
+    expect(scores[borrower]).toBeGreaterThan(0);
+  });
+
   it('falls back to the dense similarity for a question with no word the texts hold', async () => {
     // Each text still scores at least half of the one before or after it.
     const dense = [0.4, 0.1, 0];
