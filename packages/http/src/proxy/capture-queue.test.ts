@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createBatchQueue } from './capture-queue.ts';
 import { createBackgroundWork } from './deps.ts';
 
-const timing = { quietMs: 50, maxDelayMs: 1_000, maxItems: 10, maxHeldSize: 100 };
+const timing = { quietMs: 50, maxDelayMs: 1_000, maxItems: 10, maxBatchSize: 1_000, maxHeldSize: 100 };
 
 /** A queue over a store that records each batch and finishes it when the test says so (or at once). */
 function setup({ manual = false, maxItems = timing.maxItems } = {}) {
@@ -51,6 +51,25 @@ describe('the capture queue: batches off the requests’ path', () => {
     }
     // The first batch started at 1,000 ms with the 25 items accepted by then (0 ms … 960 ms).
     expect(batches[0]).toEqual(Array.from({ length: 25 }, (_, i) => i));
+  });
+
+  it('stores large items a few at a time: a batch holds at most maxBatchSize (one item alone when larger)', async () => {
+    const background = createBackgroundWork((error) => {
+      throw error;
+    });
+    const batches: number[][] = [];
+    // Items are their own size: 300 + 300 + 300 fill a batch of 1,000; 5,000 goes alone.
+    const queue = createBatchQueue<number>({
+      background,
+      sizeOf: (item) => item,
+      timing: { ...timing, maxHeldSize: 1_000_000 },
+      store: async (batch) => {
+        batches.push(batch);
+      },
+    });
+    for (const item of [300, 300, 300, 300, 5_000, 10, 20]) queue.accept(item);
+    await background.idle();
+    expect(batches).toEqual([[300, 300, 300], [300], [5_000], [10, 20]]);
   });
 
   it('loses nothing of a burst: batches of at most maxItems, one at a time, in order', async () => {

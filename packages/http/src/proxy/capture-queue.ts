@@ -8,6 +8,11 @@ export interface BatchTiming {
   maxDelayMs: number;
   /** This many held items start at once. */
   maxItems: number;
+  /**
+   * A batch holds items of at most this size together (`sizeOf`; at least one item): what one add processes at once
+   * (its chunks, terms, vectors and rows) grows with its text, so a few huge exchanges are stored a few at a time.
+   */
+  maxBatchSize: number;
   /** Held items' size (`sizeOf`) above which `room()` waits: the queue's memory is bounded. */
   maxHeldSize: number;
 }
@@ -16,6 +21,7 @@ export const DEFAULT_BATCH_TIMING: BatchTiming = {
   quietMs: 50,
   maxDelayMs: 1_000,
   maxItems: 100,
+  maxBatchSize: 256 * 1024,
   maxHeldSize: 32 * 1024 * 1024,
 };
 
@@ -47,6 +53,8 @@ export function createBatchQueue<T>({
   let held: { item: T; size: number; at: number }[] = [];
   /** Of the items held and of the batch being stored. */
   let heldSize = 0;
+  /** Of the items held only (not yet in a batch). */
+  let waitingSize = 0;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   const waiting: (() => void)[] = [];
@@ -55,8 +63,14 @@ export function createBatchQueue<T>({
     clearTimeout(timer);
     timer = undefined;
     if (running || held.length === 0) return;
-    const batch = held.slice(0, timing.maxItems);
-    held = held.slice(batch.length);
+    let count = 0;
+    for (let size = 0; count < held.length && count < timing.maxItems; count++) {
+      size += (held[count] as { size: number }).size;
+      if (count > 0 && size > timing.maxBatchSize) break;
+    }
+    const batch = held.slice(0, count);
+    held = held.slice(count);
+    waitingSize -= batch.reduce((sum, entry) => sum + entry.size, 0);
     running = true;
     background.run(async function storeBatch() {
       try {
@@ -74,7 +88,7 @@ export function createBatchQueue<T>({
   function schedule(): void {
     if (running || held.length === 0) return;
     const waited = performance.now() - (held[0] as { at: number }).at;
-    if (held.length >= timing.maxItems || waited >= timing.maxDelayMs) {
+    if (held.length >= timing.maxItems || waitingSize >= timing.maxBatchSize || waited >= timing.maxDelayMs) {
       release();
       return;
     }
@@ -90,6 +104,7 @@ export function createBatchQueue<T>({
       const size = sizeOf(item);
       held.push({ item, size, at: performance.now() });
       heldSize += size;
+      waitingSize += size;
       schedule();
     },
     room() {

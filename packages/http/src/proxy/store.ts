@@ -169,7 +169,9 @@ export function createExchangeStore(
       if (question.trim() === '' || reply.trim() === '') return;
       queue.accept({
         principal,
-        exchange,
+        // Only what storing needs: callers pass the prepared request, whose messages (up to the body limit) must not
+        // stay in memory while the capture waits for its batch.
+        exchange: { question, sources: [...exchange.sources] },
         content: `User: ${question}\n\nAssistant: ${reply}`,
         fileName: `conversation-${new Date().toISOString()}.txt`,
       });
