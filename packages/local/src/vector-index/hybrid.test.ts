@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   chunkTerms,
   inverseDocumentFrequency,
@@ -13,8 +10,8 @@ import {
   type VectorMetadata,
 } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
 import { HOLDING_UNITS, holdingUnits } from './term-postings.ts';
+import { closeOpenedIndexes, freshDir, openIndex } from './test-indexes.ts';
 
 const DIMENSION = 8;
 const NAMESPACE = 'user:u1';
@@ -106,10 +103,7 @@ function exhaustive(
   };
 }
 
-const opened: LocalVectorIndex[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((index) => index.close()));
-});
+afterEach(closeOpenedIndexes);
 
 describe('local vector index: hybrid search', () => {
   it('returns exactly the top of an exhaustive scoring, through upserts, replacements, deletes and a restart', async () => {
@@ -119,9 +113,8 @@ describe('local vector index: hybrid search', () => {
     const word = () => vocabulary[Math.floor(vocabulary.length * random() ** 3)] as string;
     const text = () => Array.from({ length: 2 + Math.floor(random() * 30) }, word).join(' ');
     const vector = () => Float32Array.from({ length: DIMENSION }, () => random() - 0.4);
-    const dir = mkdtempSync(join(tmpdir(), 'memgate-hybrid-'));
-    let index = await createLocalVectorIndex({ dir, snapshotAfterBytes: 64 * 1024 });
-    opened.push(index);
+    const dir = freshDir('memgate-hybrid-');
+    let index = await openIndex(dir, 64 * 1024);
     const live = new Map<string, Live>();
     const ids: string[] = [];
     let checked = 0;
@@ -152,8 +145,7 @@ describe('local vector index: hybrid search', () => {
       for (const id of gone) live.delete(id as string);
       if (step === 30) {
         await index.close();
-        index = await createLocalVectorIndex({ dir, snapshotAfterBytes: 64 * 1024 });
-        opened.push(index);
+        index = await openIndex(dir, 64 * 1024);
       }
       for (const filter of [undefined, { scopes: 'internal' }, { scopes: 'external' }, { documentId: 'doc-3' }]) {
         const query = {

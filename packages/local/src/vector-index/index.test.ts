@@ -1,27 +1,12 @@
-import { appendFileSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VectorItem } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hybridIndexConformance } from '../../../../test/conformance/hybrid-index.ts';
 import { axisVector, metadataFor, vectorIndexConformance } from '../../../../test/conformance/vector-index.ts';
-import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
+import { closeOpenedIndexes, freshDir, openIndex } from './test-indexes.ts';
 
-const opened: LocalVectorIndex[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((index) => index.close()));
-});
-
-async function openIndex(dir: string, snapshotAfterBytes?: number): Promise<LocalVectorIndex> {
-  const index = await createLocalVectorIndex({
-    dir,
-    ...(snapshotAfterBytes === undefined ? {} : { snapshotAfterBytes }),
-  });
-  opened.push(index);
-  return index;
-}
-
-const freshDir = () => mkdtempSync(join(tmpdir(), 'memgate-vectors-'));
+afterEach(closeOpenedIndexes);
 
 vectorIndexConformance('local (usearch)', () => openIndex(freshDir()));
 vectorIndexConformance('local (usearch), snapshot after every batch', () => openIndex(freshDir(), 1));

@@ -1,21 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chunkTerms, NO_NEIGHBOURS, queryTermFrequencies, type SparseValues, type VectorItem } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { axisVector, metadataFor } from '../../../../test/conformance/vector-index.ts';
-import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
+import type { LocalVectorIndex } from './index.ts';
+import { closeOpenedIndexes, freshDir as freshIndexDir, openIndex } from './test-indexes.ts';
 
-const opened: LocalVectorIndex[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((index) => index.close()));
-});
-
-async function openIndex(dir: string, snapshotAfterBytes?: number): Promise<LocalVectorIndex> {
-  const index = await createLocalVectorIndex({ dir, ...(snapshotAfterBytes ? { snapshotAfterBytes } : {}) });
-  opened.push(index);
-  return index;
-}
+afterEach(closeOpenedIndexes);
 
 const item = (id: string, text: string, axis = 0): VectorItem => ({
   id,
@@ -126,6 +115,4 @@ describe('local vector index: lexical half', () => {
   });
 });
 
-function freshDir(): string {
-  return mkdtempSync(join(tmpdir(), 'memgate-lexical-'));
-}
+const freshDir = () => freshIndexDir('memgate-lexical-');

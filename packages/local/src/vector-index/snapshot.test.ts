@@ -1,21 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chunkTerms, queryTermFrequencies, type VectorItem, type VectorMatch } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { axisVector, metadataFor } from '../../../../test/conformance/vector-index.ts';
-import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
+import type { LocalVectorIndex } from './index.ts';
+import { closeOpenedIndexes, freshDir as freshIndexDir, openIndex } from './test-indexes.ts';
 
-const opened: LocalVectorIndex[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((index) => index.close()));
-});
-
-async function openIndex(dir: string, snapshotAfterBytes?: number): Promise<LocalVectorIndex> {
-  const index = await createLocalVectorIndex({ dir, ...(snapshotAfterBytes ? { snapshotAfterBytes } : {}) });
-  opened.push(index);
-  return index;
-}
+afterEach(closeOpenedIndexes);
 
 const WORDS = 'pottery violin recital garden invoice refund museum concert painting sunset harbour lantern'.split(' ');
 /** A conversation of `count` turns: each chunk with its own terms and its neighbours' (the add's window). */
@@ -68,7 +59,7 @@ async function history(index: LocalVectorIndex): Promise<void> {
   await index.upsert('user:u1', turns(12, 'a').slice(8)); // a-8..a-11 again, new terms for a-8 and a-9
 }
 
-const freshDir = () => mkdtempSync(join(tmpdir(), 'memgate-snapshot-'));
+const freshDir = () => freshIndexDir('memgate-snapshot-');
 
 describe('local vector index: snapshots', () => {
   it('answers after a restart exactly as the process that wrote the index (scores, order, deletes)', async () => {

@@ -1,0 +1,26 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
+
+// For the index's own tests: indexes opened in a fresh directory and closed after each test
+// (`afterEach(closeOpenedIndexes)`), so no test leaves a journal open for the next one.
+
+const opened: LocalVectorIndex[] = [];
+
+/** A new, empty directory for an index under the system's temporary folder. */
+export const freshDir = (prefix = 'memgate-vectors-') => mkdtempSync(join(tmpdir(), prefix));
+
+/** Opens the index in `dir`, to be closed by `closeOpenedIndexes`. */
+export async function openIndex(dir: string, snapshotAfterBytes?: number): Promise<LocalVectorIndex> {
+  const index = await createLocalVectorIndex({
+    dir,
+    ...(snapshotAfterBytes === undefined ? {} : { snapshotAfterBytes }),
+  });
+  opened.push(index);
+  return index;
+}
+
+export async function closeOpenedIndexes(): Promise<void> {
+  await Promise.all(opened.splice(0).map((index) => index.close()));
+}
