@@ -1,0 +1,180 @@
+import { builtinModules } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'esbuild';
+
+// The esbuild plugins of the Lambda build (scripts/build.ts): what each bundle leaves out or takes from elsewhere.
+
+export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export const FUNCTIONS_DIR = join(ROOT, 'functions');
+/** The module that reads undici's llhttp WebAssembly from beside the bundle (a sidecar, scripts/build.ts). */
+export const LLHTTP_READER = join(FUNCTIONS_DIR, 'runtime', 'llhttp-wasm.cjs');
+
+// ESM bundles of CommonJS dependencies call `require` for Node built-ins; ESM has none, so give them one.
+export const BANNER =
+  "import { createRequire as __memgateRequire } from 'node:module';\nconst require = __memgateRequire(import.meta.url);";
+
+/**
+ * zod 4's `z` namespace re-exports every locale's messages (~280 KB of the bundle): bundle English only, the only
+ * language the API answers in. (The product has one zod: the benchmarks' zod 3 lives in the bench workspace.)
+ */
+export const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[/\\]zod[/\\]v4[/\\]/.test(args.importer)
+        ? { path: join(args.resolveDir, '..', 'locales', 'english-only.js'), namespace: 'zod-locales' }
+        : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: join(args.path, '..'),
+    }));
+  },
+};
+
+/**
+ * Lambda-only slimmer entry points for two dependencies whose published builds are mostly code memgate never runs
+ * (metafile analysis: 525 KB of undici, 2.2 MB of tokenizer table at import). Each keeps the API the adapters call,
+ * so the adapters' code is the same in both shapes. (The Pinecone SDK needs nothing here: the adapters import its
+ * Index and Inference modules directly, not its barrel.)
+ * - `undici` → functions/runtime/undici-lazy.ts: undici's own request, Agent and connector modules, loaded on first
+ *   use, without the rest of the package (cache, mock, proxy agents, websockets...): the SSRF guard's connect hook
+ *   runs in the same Agent;
+ * - `gpt-tokenizer` → functions/runtime/tokenizer.ts, the same o200k encoder built on first use from a compressed table;
+ * - the MCP SDK's Ajv validator (~135 KB with ajv-formats and fast-uri): its server validates JSON Schemas only for
+ *   elicitation, which memgate never asks for, and packages/http/src/mcp/server.ts always passes its own validator.
+ */
+export const slimDependencies: Plugin = {
+  name: 'slim-dependencies',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^gpt-tokenizer$/ }, () => ({
+      path: join(FUNCTIONS_DIR, 'runtime', 'tokenizer.ts'),
+    }));
+    // The shim imports GptEncoding; the rest of the package's modules build tables at load: droppable when unused.
+    pluginBuild.onResolve({ filter: /^\.\.?\// }, async (args) => {
+      if (!/[/\\]gpt-tokenizer[/\\]/.test(args.importer) || args.pluginData === 'slim') return undefined;
+      const { path, namespace } = await pluginBuild.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'slim',
+      });
+      return { path, namespace, sideEffects: false };
+    });
+    pluginBuild.onResolve({ filter: /^undici$/ }, () => ({ path: join(FUNCTIONS_DIR, 'runtime', 'undici-lazy.ts') }));
+    pluginBuild.onResolve({ filter: /[/\\]ajv-provider\.js$/ }, (args) =>
+      /[/\\]@modelcontextprotocol[/\\]sdk[/\\]/.test(args.importer)
+        ? { path: 'ajv-provider', namespace: 'no-ajv' }
+        : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'no-ajv' }, () => ({
+      contents:
+        "export class AjvJsonSchemaValidator { constructor() { throw new Error('this build has no Ajv: pass a jsonSchemaValidator'); } }",
+    }));
+    // The Pinecone control plane (~75 KiB of generated client) only looks the index's host up, and a Lambda is always
+    // given PINECONE_HOST (functions/runtime/aws.ts refuses to start without it): its Index never asks. The error
+    // middleware keeps the one class it takes from there, ResponseError, from the generated runtime module.
+    pluginBuild.onResolve({ filter: /^\.\.\/control$/ }, (args) =>
+      /[/\\]@pinecone-database[/\\]pinecone[/\\]dist[/\\]data[/\\]indexHostSingleton\.js$/.test(args.importer)
+        ? { path: 'pinecone-control', namespace: 'no-control-plane' }
+        : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'no-control-plane' }, () => ({
+      contents: [
+        "const noLookup = () => { throw new Error('this build has no Pinecone control plane: set PINECONE_HOST'); };",
+        'exports.indexOperationsBuilder = noLookup;',
+        'exports.describeIndex = noLookup;',
+      ].join('\n'),
+      loader: 'js',
+    }));
+    pluginBuild.onResolve({ filter: /^\.\.\/pinecone-generated-ts-fetch\/db_control$/ }, (args) =>
+      /[/\\]@pinecone-database[/\\]pinecone[/\\]dist[/\\]utils[/\\]middleware\.js$/.test(args.importer)
+        ? { path: join(dirname(args.importer), '..', 'pinecone-generated-ts-fetch', 'db_control', 'runtime.js') }
+        : undefined,
+    );
+    // llhttp's WebAssembly with SIMD: a binary file beside the bundle (functions/runtime/llhttp-wasm.cjs reads it on
+    // undici's first response) instead of its base64 in index.mjs.
+    pluginBuild.onResolve({ filter: /[/\\]llhttp_simd-wasm\.js$/ }, (args) =>
+      /[/\\]undici[/\\]/.test(args.importer) ? { path: LLHTTP_READER } : undefined,
+    );
+    // llhttp's WebAssembly without SIMD is undici's fallback for CPUs without it; Lambda's x86_64 and arm64 have it.
+    pluginBuild.onResolve({ filter: /[/\\]llhttp-wasm\.js$/ }, () => ({ path: 'llhttp-wasm', namespace: 'no-simd' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'no-simd' }, () => ({
+      contents: "throw new Error('this build of undici needs WebAssembly SIMD');",
+    }));
+  },
+};
+
+/**
+ * Where a bundled AWS SDK finds credentials in Lambda: the environment. The runtime always sets AWS_ACCESS_KEY_ID,
+ * AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN from the function's execution role, so the SDK's default chain
+ * (`@aws-sdk/credential-provider-node`: environment, then SSO, ini files, processes, web identity, containers and
+ * IMDS, with the STS, SSO and sign-in clients they call) never gets past its first link there. Its first link alone,
+ * `fromEnv` from the same package's own dependency, takes ~100 KiB out of every bundle that carries the SDK; without
+ * those variables the first DynamoDB call fails with the SDK's "Unable to find environment variable credentials".
+ */
+export const credentialsFromEnvironment: Plugin = {
+  name: 'credentials-from-environment',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, async (args) => {
+      if (args.pluginData === 'default-chain') return undefined;
+      const chain = await pluginBuild.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'default-chain',
+      });
+      return { path: chain.path, namespace: 'env-credentials' };
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'env-credentials' }, (args) => ({
+      contents:
+        "import { fromEnv } from '@aws-sdk/credential-provider-env';\nexport const defaultProvider = (init = {}) => fromEnv(init);",
+      // Resolved from the default chain's own directory: its dependency, in the version it was published with.
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * The AWS SDK is the runtime's: `require`d (through the banner's `require`) rather than `import`ed, as Node loads a
+ * CommonJS package faster that way (no export scan of every file), and `require` also searches the runtime's
+ * NODE_PATH (/var/runtime/node_modules), where the Lambda runtime keeps SDK v3.
+ */
+const RUNTIME_SDK = /^@aws-sdk\//;
+export const sdkFromRuntime: Plugin = {
+  name: 'sdk-from-runtime',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: RUNTIME_SDK }, (args) =>
+      args.namespace === 'runtime-sdk'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'runtime-sdk' },
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'runtime-sdk' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * Node's built-in modules, `require`d (through the banner's `require`) rather than `import`ed. An ESM import of a
+ * built-in makes Node build a module namespace of all its exports, and reading them runs their lazy getters: `node:http`
+ * then loads http2, tls, assert and worker_threads, `node:util` parseArgs, `node:process` the report and readline
+ * modules... about 20 ms of CPU per cold start that `require` (exports read when used) does not spend.
+ */
+const BUILTIN = new RegExp(`^(?:node:)?(?:${builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`);
+export const builtinsThroughRequire: Plugin = {
+  name: 'builtins-through-require',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: BUILTIN }, (args) => {
+      if (args.namespace === 'node-builtin') return { path: args.path, external: true };
+      return args.kind === 'import-statement' ? { path: args.path, namespace: 'node-builtin' } : undefined;
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
