@@ -5,10 +5,14 @@ import type { Exchange } from './context.ts';
 import type { ProxyAreaDeps } from './deps.ts';
 import { createBackgroundWork } from './deps.ts';
 
-/** One accepted exchange: who asked, what, the answer, and the file name it is stored under (fixed at acceptance). */
+/**
+ * One accepted exchange: who asked, the context it was given (`sources`), its text and the file name it is stored
+ * under (fixed at acceptance). Nothing else of the request: its messages must not stay in memory while the capture
+ * waits for its batch.
+ */
 interface Capture {
   principal: Principal;
-  exchange: Exchange;
+  sources: readonly string[];
   content: string;
   fileName: string;
 }
@@ -112,7 +116,7 @@ export function createExchangeStore(
     const groups = new Map<string, { principal: Principal; place: Place; captures: Capture[] }>();
     for (const capture of batch) {
       const caller = callerKey(capture.principal);
-      const sources = [...new Set(capture.exchange.sources)].sort();
+      const sources = [...new Set(capture.sources)].sort();
       const key = JSON.stringify([caller, sources]);
       let place = places.get(key);
       if (!place) {
@@ -165,13 +169,11 @@ export function createExchangeStore(
   });
   return {
     capture(principal, exchange, reply) {
-      const { question } = exchange;
+      const { question, sources } = exchange;
       if (question.trim() === '' || reply.trim() === '') return;
       queue.accept({
         principal,
-        // Only what storing needs: callers pass the prepared request, whose messages (up to the body limit) must not
-        // stay in memory while the capture waits for its batch.
-        exchange: { question, sources: [...exchange.sources] },
+        sources,
         content: `User: ${question}\n\nAssistant: ${reply}`,
         fileName: `conversation-${new Date().toISOString()}.txt`,
       });
