@@ -3,25 +3,32 @@ import type { LexicalPostings } from './lexical.ts';
 
 /**
  * A snapshot's lexical postings, binary (little-endian): `MGLX`, version, slot count, term count; each slot's length
- * (float64); then per term its id, posting count, the slots (int32) and the frequencies (float64, negative when
- * only neighbours hold the term). Written and read through a small buffer, so neither side holds the file whole
- * (at 100k chunks it is ~100 MB, where the same postings as JSON records were over 300 MB to parse).
+ * (float64); the namespace's distinct frequencies (count, then float64 each: FrequencyTable); then per term its id,
+ * posting count and kind, the slots (int32) and their frequencies: codes into that table (uint16, kind 0) or the
+ * values (float64, kind 1). A frequency is negative when only neighbours hold the term. Version 1 had no table and
+ * float64 frequencies everywhere (12 bytes a posting, 6 now); it is still read. Written and read through a small
+ * buffer, so neither side holds the file whole (at 100k chunks it is ~190 MB).
  */
 const MAGIC = 0x584c474d; // "MGLX"
-const VERSION = 1;
+const VERSION = 2;
+const CODES = 0;
+const VALUES = 1;
 const BUFFER_BYTES = 1 << 20;
 
 export function writeLexicalFile(path: string, lexical: LexicalPostings, slotCount: number): void {
   const fd = openSync(path, 'w');
   try {
     const out = new BufferedWriter(fd);
-    out.write(Uint32Array.of(MAGIC, VERSION, slotCount, lexical.termCount));
+    out.write(Uint32Array.of(MAGIC, VERSION, slotCount, lexical.liveTermCount()));
     out.write(lexical.lengthsUpTo(slotCount));
+    const frequencies = lexical.frequencies();
+    out.write(Uint32Array.of(frequencies.length));
+    out.write(frequencies);
     // One term's postings at a time: a copy of them all would be as large as the postings.
-    for (const [term, slots, frequencies] of lexical.terms()) {
-      out.write(Uint32Array.of(term, slots.length));
+    for (const [term, slots, held] of lexical.terms()) {
+      out.write(Uint32Array.of(term, slots.length, held instanceof Uint16Array ? CODES : VALUES));
       out.write(slots);
-      out.write(frequencies);
+      out.write(held);
     }
     out.flush();
   } finally {
@@ -29,30 +36,33 @@ export function writeLexicalFile(path: string, lexical: LexicalPostings, slotCou
   }
 }
 
-/** Reads a file `writeLexicalFile` wrote into an empty `lexical`; `slotCount` must be the snapshot's. */
+/** Reads a file `writeLexicalFile` wrote (this version or the first) into an empty `lexical`. */
 export function readLexicalFile(path: string, lexical: LexicalPostings, slotCount: number): void {
   const fd = openSync(path, 'r');
   try {
     const input = new BufferedReader(fd);
     const [magic, version, slots, termCount] = input.read(new Uint32Array(4));
-    if (magic !== MAGIC || version !== VERSION || slots !== slotCount) {
-      throw new Error(`lexical snapshot ${path} is not version ${VERSION} for ${slotCount} slots`);
+    if (magic !== MAGIC || (version !== 1 && version !== VERSION) || slots !== slotCount) {
+      throw new Error(`lexical snapshot ${path} is not version 1 or ${VERSION} for ${slotCount} slots`);
     }
     const lengths = input.read(new Float64Array(slotCount));
-    function* terms(): Generator<[number, Int32Array<ArrayBuffer>, Float64Array<ArrayBuffer>]> {
-      const header = new Uint32Array(2);
+    const frequencies =
+      version === 1 ? new Float64Array(0) : input.read(new Float64Array(input.read(new Uint32Array(1))[0] as number));
+    function* terms(): Generator<[number, Int32Array, Uint16Array | Float64Array]> {
+      const header = new Uint32Array(version === 1 ? 2 : 3);
       for (let i = 0; i < (termCount as number); i++) {
-        const [term, count] = input.read(header) as unknown as [number, number];
-        yield [term, input.read(new Int32Array(count)), input.read(new Float64Array(count))];
+        const [term, count, kind] = input.read(header) as unknown as [number, number, number | undefined];
+        const slots = input.read(new Int32Array(count));
+        yield [term, slots, input.read(kind === CODES ? new Uint16Array(count) : new Float64Array(count))];
       }
     }
-    lexical.restore(lengths, terms());
+    lexical.restore(lengths, frequencies, terms());
   } finally {
     closeSync(fd);
   }
 }
 
-type Typed = Uint32Array | Int32Array | Float64Array;
+type Typed = Uint32Array | Int32Array | Uint16Array | Float64Array;
 
 class BufferedWriter {
   private readonly buffer = Buffer.allocUnsafe(BUFFER_BYTES);

@@ -113,6 +113,55 @@ describe('local vector index: lexical half', () => {
     expect(found.sorted).toBeGreaterThan(0);
     expect(found.unordered).toBe(found.sorted);
   });
+  it('never revives a chunk’s old terms, however often its id is replaced', async () => {
+    const dir = freshDir();
+    const index = await openIndex(dir);
+    await index.upsert('user:u1', [item('other', 'pottery garden'), item('replaced', 'violin recital')]);
+    // Each replacement kills the slot's postings where they lie; 300 of them take its 8-bit epoch round past 0.
+    for (let i = 0; i < 300; i++) await index.upsert('user:u1', [item('replaced', `pottery lesson${i % 3}`)]);
+    expect(await scores(index, 'user:u1', 'violin recital')).toEqual({ other: 0, replaced: 0 });
+    const control = await openIndex(freshDir());
+    await control.upsert('user:u1', [item('other', 'pottery garden'), item('replaced', 'pottery lesson2')]);
+    expect(await scores(index, 'user:u1', 'pottery lesson2 violin')).toEqual(
+      await scores(control, 'user:u1', 'pottery lesson2 violin'),
+    );
+  });
+
+  it('scores exactly when a tenant holds more distinct frequencies than the table has codes', async () => {
+    // 70,000 distinct values fill the table's 65,536 codes; then the same chunks as a fresh tenant's.
+    const filler: VectorItem = {
+      id: 'filler',
+      values: axisVector(16, 1),
+      metadata: metadataFor(),
+      terms: {
+        indices: Array.from({ length: 70_000 }, (_, i) => i + 1),
+        values: Array.from({ length: 70_000 }, (_, i) => 1 + i / 70_000),
+      },
+    };
+    const chunks = [
+      { ...item('a', ''), terms: { indices: [9_000_001, 9_000_002], values: [2.5, 0.3] } },
+      {
+        ...item('b', ''),
+        terms: { indices: [9_000_001], values: [1.25] },
+        contextTerms: { indices: [9_000_002], values: [0.77] },
+      },
+    ];
+    const query = { indices: [9_000_001, 9_000_002], values: [1, 1] };
+    const answer = async (index: LocalVectorIndex) =>
+      index.query('user:u1', { vector: axisVector(16, 9), terms: query, lexicalWeight: 1, topK: 5 });
+    const dir = freshDir();
+    const full = await openIndex(dir);
+    await full.upsert('user:u1', [filler]);
+    await full.delete('user:u1', ['filler']);
+    await full.upsert('user:u1', chunks);
+    const control = await openIndex(freshDir());
+    await control.upsert('user:u1', chunks);
+    const expected = await answer(control);
+    expect(expected.map((match) => match.id).sort()).toEqual(['a', 'b']);
+    expect(await answer(full)).toEqual(expected);
+    await full.close();
+    expect(await answer(await openIndex(dir))).toEqual(expected); // and from its snapshot
+  });
 });
 
 const freshDir = () => freshIndexDir('memgate-lexical-');

@@ -5,7 +5,9 @@ import {
   type SparseValues,
   saturatedFrequencyAt,
 } from '@memgate/core';
-import { holdingUnits, TermPostings } from './term-postings.ts';
+import { FrequencyTable } from './frequency-table.ts';
+import { merged, mergeFrequencies, positiveSum } from './slot-frequencies.ts';
+import { EPOCH_BITS, EPOCH_MASK, type Liveness, MAX_SLOTS, TermPostings } from './term-postings.ts';
 
 // BM25+ with core's parameters and formula (core/context/lexical/bm25.ts), which the history filter uses too.
 
@@ -34,25 +36,34 @@ const CONTEXT_ONLY = 1;
 const MATCHED = 2;
 const REFUSED = 3;
 
+/** Dead postings the namespace may carry in lists no query has recounted, beyond as many as are live. */
+const SWEEP_SLACK = 1 << 16;
+
 /**
  * The lexical half of one namespace: postings (term → slots with their frequency, typed arrays, see
  * term-postings.ts) and the statistics BM25 needs (document count, total length, each term's document frequency,
- * holdingUnits), kept exact on every upsert and delete, so a deleted text never matches and the statistics are
- * the tenant's own. A slot's frequency of a term is its own count plus its neighbours' weighted count, stored
- * negated when the term is only its neighbours' (it then cannot make the slot match); its length is the sum of both.
+ * holdingUnits), exact whenever a query reads them, so a deleted text never matches and the statistics are the
+ * tenant's own. A slot's frequency of a term is its own count plus its neighbours' weighted count, stored negated
+ * when the term is only its neighbours' (it then cannot make the slot match); its length is the sum of both.
+ *
+ * Removing a slot is O(1): its epoch is bumped, which kills its postings where they lie, and the lists are not
+ * told (the slot's term ids are not kept: at 100k chunks they were 200 MB). A list's live count and document
+ * frequency are recounted the first time a query reads the term after any removal, and all lists are swept when
+ * dead postings outnumber live ones, so dead ones cost memory for a while, never a wrong score.
  */
 export class LexicalPostings {
   private readonly postings = new Map<number, TermPostings>();
+  private readonly table = new FrequencyTable();
   private lengths = new Float64Array(1024);
-  /**
-   * Each counted slot's terms (own and neighbours'), for `remove`: one typed array per slot, 4 bytes a term, instead
-   * of the slot's frequencies as JS arrays (the postings already hold those).
-   */
-  private slotTerms: (Uint32Array | undefined)[] = [];
-  /** Beside each slot's term ids, how much it holds each (holdingUnits), to take back from the document frequency. */
-  private slotHoldings: (Uint16Array | undefined)[] = [];
   /** Bumped when a slot's postings are removed: older postings of the slot are dead (term-postings.ts). */
-  private epochs = new Uint32Array(1024);
+  private epochs = new Uint8Array(1024);
+  /** Postings each counted slot wrote, so a removal knows how many it killed. */
+  private slotPostings = new Uint32Array(1024);
+  /** Removals so far: a list counted at an older value may hold postings that died since. */
+  private removals = 0;
+  private livePostings = 0;
+  /** Postings killed since the last sweep (some may already be compacted away by a recount). */
+  private deadPostings = 0;
   private documents = 0;
   private totalLength = 0;
   // Scratch for `score`, reused: a search touches every slot holding a query term, without allocating per slot.
@@ -69,24 +80,21 @@ export class LexicalPostings {
   add(slot: number, { terms, contextTerms }: SlotTerms): void {
     const count = mergeFrequencies(terms, contextTerms);
     if (count === 0) return;
+    if (slot >= MAX_SLOTS) throw new Error(`a namespace holds at most ${MAX_SLOTS} vectors`);
     this.ensureCapacity(slot + 1);
     const epoch = this.epochs[slot] as number;
-    const ids = merged.terms.slice(0, count);
-    const holdings = new Uint16Array(count);
-    const { signed } = merged;
+    const { terms: ids, signed } = merged;
     for (let i = 0; i < count; i++) {
       const term = ids[i] as number;
       let posting = this.postings.get(term);
       if (!posting) {
-        posting = new TermPostings();
+        posting = new TermPostings(this.removals);
         this.postings.set(term, posting);
       }
-      const frequency = signed[i] as number;
-      posting.append(slot, frequency, epoch);
-      holdings[i] = holdingUnits(frequency < 0 ? -frequency : frequency);
+      posting.append(slot, epoch, signed[i] as number, this.table);
     }
-    this.slotTerms[slot] = ids;
-    this.slotHoldings[slot] = holdings;
+    this.slotPostings[slot] = count;
+    this.livePostings += count;
     // Summed as the terms come (own, then neighbours'), so a slot's length is the same bits after a restart.
     const length = positiveSum(contextTerms, positiveSum(terms, 0));
     this.lengths[slot] = length;
@@ -95,23 +103,31 @@ export class LexicalPostings {
   }
 
   remove(slot: number): void {
-    const ids = this.slotTerms[slot];
-    if (ids === undefined) return; // never counted
-    const holdings = this.slotHoldings[slot] as Uint16Array;
-    this.slotTerms[slot] = undefined;
-    this.slotHoldings[slot] = undefined;
-    const epochs = this.epochs;
-    epochs[slot] = ((epochs[slot] as number) + 1) >>> 0;
-    for (const [at, term] of ids.entries()) {
-      const posting = this.postings.get(term);
-      if (!posting) continue;
-      posting.release(holdings[at] as number);
-      if (posting.live === 0) this.postings.delete(term);
-      else if (posting.wasteful()) posting.compact(epochs);
-    }
+    const length = this.lengths[slot] as number;
+    if (!(length > 0)) return; // never counted
     this.documents -= 1;
-    this.totalLength -= this.lengths[slot] as number;
+    this.totalLength -= length;
     this.lengths[slot] = 0;
+    this.removals += 1;
+    const killed = this.slotPostings[slot] as number;
+    this.slotPostings[slot] = 0;
+    this.livePostings -= killed;
+    this.deadPostings += killed;
+    const epoch = ((this.epochs[slot] as number) + 1) & EPOCH_MASK;
+    // Before an epoch comes round again, no posting of the slot may be left (an uncounted slot's are all dead).
+    if (epoch === 0 || this.deadPostings > this.livePostings + SWEEP_SLACK) this.sweep();
+    this.epochs[slot] = epoch;
+  }
+
+  /** Recounts every list that may hold dead postings and drops them (and lists left empty). */
+  sweep(): void {
+    const liveness = this.liveness();
+    for (const [term, posting] of this.postings) {
+      if (posting.countedAt === this.removals && posting.size === posting.live) continue;
+      posting.recount(liveness, this.table, this.removals, true);
+      if (posting.live === 0) this.postings.delete(term);
+    }
+    this.deadPostings = 0;
   }
 
   /**
@@ -134,22 +150,24 @@ export class LexicalPostings {
       const count = query.values[i] as number;
       if (!(count > 0)) return;
       queryTerms += 1;
-      const posting = this.postings.get(term);
+      const posting = this.counted(term);
       const idf = inverseDocumentFrequency(this.documents, posting?.documentFrequency ?? 0);
       ceiling += count * idf;
       if (posting) weighted.push([posting, count * idf]);
     });
     if (!(ceiling > 0)) return matches;
     const { scores, norms, state, ownTerms, lengths, epochs, touched } = this;
+    const values = this.table.values;
     let touchedCount = 0;
     // Each slot's score is summed over the query's terms in query order, so it does not depend on posting order.
     for (const [posting, weight] of weighted) {
       const share = weight / ceiling;
-      const { slots, frequencies, epochs: written, size } = posting;
+      const { entries, codes, wide, size } = posting;
       const holdsDead = size !== posting.live;
       for (let i = 0; i < size; i++) {
-        const slot = slots[i] as number;
-        if (holdsDead && written[i] !== epochs[slot]) continue; // a removed slot's posting, not compacted yet
+        const entry = entries[i] as number;
+        const slot = entry >>> EPOCH_BITS;
+        if (holdsDead && (entry & EPOCH_MASK) !== epochs[slot]) continue; // a removed slot's, not compacted yet
         const seen = state[slot] as number;
         if (seen === UNSEEN) {
           touched[touchedCount++] = slot;
@@ -162,7 +180,7 @@ export class LexicalPostings {
           ownTerms[slot] = 0;
           norms[slot] = lengthNorm(lengths[slot] as number, averageLength);
         } else if (seen === REFUSED) continue;
-        const stored = frequencies[i] as number;
+        const stored = codes ? (values[codes[i] as number] as number) : ((wide as Float64Array)[i] as number);
         if (stored > 0) {
           state[slot] = MATCHED;
           ownTerms[slot] = (ownTerms[slot] as number) + 1;
@@ -187,14 +205,35 @@ export class LexicalPostings {
     return matches;
   }
 
-  /** Terms with a live posting (a list is dropped when its last posting is removed). */
-  get termCount(): number {
+  /** A term's list with exact statistics (recounted if a removal came since), or undefined when no slot holds it. */
+  private counted(term: number): TermPostings | undefined {
+    const posting = this.postings.get(term);
+    if (!posting || posting.countedAt === this.removals) return posting;
+    posting.recount(this.liveness(), this.table, this.removals, false);
+    if (posting.live > 0) return posting;
+    this.postings.delete(term);
+    return undefined;
+  }
+
+  private liveness(): Liveness {
+    return { epochs: this.epochs, lengths: this.lengths };
+  }
+
+  /** Terms with a live posting, after a sweep (what a snapshot stores: call before `terms`). */
+  liveTermCount(): number {
+    this.sweep();
     return this.postings.size;
   }
 
-  /** Live postings per term, each list in slot order (what a snapshot stores, lexical-snapshot.ts). */
-  *terms(): Generator<[term: number, slots: Int32Array<ArrayBuffer>, frequencies: Float64Array<ArrayBuffer>]> {
-    for (const [term, posting] of this.postings) yield [term, ...posting.liveInSlotOrder(this.epochs)];
+  /** Every distinct frequency, by code (a snapshot's table: its codes are the postings' codes). */
+  frequencies(): Float64Array {
+    return this.table.values.subarray(0, this.table.size);
+  }
+
+  /** Live postings per term, each list in slot order: codes into `frequencies()`, or exact frequencies. */
+  *terms(): Generator<[term: number, slots: Int32Array<ArrayBuffer>, frequencies: Uint16Array | Float64Array]> {
+    const liveness = this.liveness();
+    for (const [term, posting] of this.postings) yield [term, ...posting.liveInSlotOrder(liveness)];
   }
 
   /** The length of every slot below `slotCount` (0: not counted). */
@@ -205,50 +244,47 @@ export class LexicalPostings {
   }
 
   /**
-   * Loads a snapshot into an empty instance: slot lengths, then each term's postings. The statistics are summed in
+   * Loads a snapshot into an empty instance: slot lengths, the frequency table (empty for a file of the first
+   * version), then each term's postings (codes into that table, or exact frequencies). The statistics are summed in
    * slot order, as adding the slots one by one in that order would.
    */
   restore(
     lengths: Float64Array,
-    terms: Iterable<[term: number, slots: Int32Array<ArrayBuffer>, frequencies: Float64Array<ArrayBuffer>]>,
+    frequencies: Float64Array,
+    terms: Iterable<[term: number, slots: Int32Array, frequencies: Uint16Array | Float64Array]>,
   ): void {
     this.ensureCapacity(lengths.length);
     this.lengths.set(lengths);
-    const perSlot = new Uint32Array(lengths.length);
-    const lists: [number, Int32Array, Float64Array][] = [];
-    for (const [term, slots, frequencies] of terms) {
-      this.postings.set(term, TermPostings.of(slots, frequencies));
-      lists.push([term, slots, frequencies]);
+    for (const [code, frequency] of frequencies.entries()) {
+      if (this.table.codeOf(frequency) !== code) throw new Error('lexical snapshot repeats a frequency');
+    }
+    const perSlot = this.slotPostings;
+    for (const [term, slots, held] of terms) {
+      if (held instanceof Uint16Array && held.some((code) => code >= this.table.size)) {
+        throw new Error('lexical snapshot has a frequency code beyond its table');
+      }
+      this.postings.set(term, TermPostings.of(slots, held, this.table));
       for (const slot of slots) perSlot[slot] = (perSlot[slot] as number) + 1;
+      this.livePostings += slots.length;
     }
     for (let slot = 0; slot < lengths.length; slot++) {
       const length = lengths[slot] as number;
       if (!(length > 0)) continue;
       this.documents += 1;
       this.totalLength += length;
-      this.slotTerms[slot] = new Uint32Array(perSlot[slot] as number);
-      this.slotHoldings[slot] = new Uint16Array(perSlot[slot] as number);
-    }
-    perSlot.fill(0);
-    for (const [term, slots, frequencies] of lists) {
-      for (const [i, slot] of slots.entries()) {
-        const at = perSlot[slot] as number;
-        (this.slotTerms[slot] as Uint32Array)[at] = term;
-        (this.slotHoldings[slot] as Uint16Array)[at] = holdingUnits(frequencies[i] as number);
-        perSlot[slot] = at + 1;
-      }
     }
   }
 
   private ensureCapacity(slots: number): void {
     if (slots <= this.lengths.length) return;
     const size = Math.max(slots, this.lengths.length * 2);
-    const grow = <T extends Float64Array | Uint32Array>(array: T, next: T): T => {
+    const grow = <T extends Float64Array | Uint32Array | Uint8Array>(array: T, next: T): T => {
       next.set(array);
       return next;
     };
     this.lengths = grow(this.lengths, new Float64Array(size));
-    this.epochs = grow(this.epochs, new Uint32Array(size));
+    this.epochs = grow(this.epochs, new Uint8Array(size));
+    this.slotPostings = grow(this.slotPostings, new Uint32Array(size));
     this.scores = new Float64Array(size);
     this.norms = new Float64Array(size);
     this.state = new Uint8Array(size);
@@ -257,79 +293,4 @@ export class LexicalPostings {
     this.matched = new Int32Array(size);
     this.matchedCount = 0;
   }
-}
-
-/** Scratch of `mergeFrequencies`: the merged terms and their frequencies, negated when only neighbours hold them. */
-const merged = { terms: new Uint32Array(256), signed: new Float64Array(256) };
-
-/**
- * A slot's terms as the index holds them, into `merged` (returns how many): each term with a positive frequency,
- * own or its neighbours', summed (own first), negated when the slot's own text does not hold it. Both lists are
- * ascending (SparseValues), so one merge pass does it, without a Map entry per term (a tenth of an add's CPU).
- */
-function mergeFrequencies(terms: SparseValues | undefined, contextTerms: SparseValues | undefined): number {
-  const own = terms ?? EMPTY;
-  const context = contextTerms ?? EMPTY;
-  if (!ascending(own) || !ascending(context)) return mergeUnordered(own, context);
-  const capacity = own.indices.length + context.indices.length;
-  if (merged.terms.length < capacity) {
-    merged.terms = new Uint32Array(capacity);
-    merged.signed = new Float64Array(capacity);
-  }
-  let count = 0;
-  let i = 0;
-  let j = 0;
-  while (i < own.indices.length || j < context.indices.length) {
-    const a = i < own.indices.length ? (own.indices[i] as number) : Number.POSITIVE_INFINITY;
-    const b = j < context.indices.length ? (context.indices[j] as number) : Number.POSITIVE_INFINITY;
-    const term = Math.min(a, b);
-    const mine = a === term ? (own.values[i++] as number) : 0;
-    const lent = b === term ? (context.values[j++] as number) : 0;
-    if (mine > 0) merged.signed[count] = lent > 0 ? mine + lent : mine;
-    else if (lent > 0) merged.signed[count] = -lent;
-    else continue;
-    merged.terms[count++] = term;
-  }
-  return count;
-}
-
-const EMPTY: SparseValues = { indices: [], values: [] };
-
-function ascending({ indices }: SparseValues): boolean {
-  for (let i = 1; i < indices.length; i++) if (!((indices[i] as number) > (indices[i - 1] as number))) return false;
-  return true;
-}
-
-/** The same for lists that break the ascending order (a writer outside chunkTerms): repeated terms are summed. */
-function mergeUnordered(own: SparseValues, context: SparseValues): number {
-  const byTerm = new Map<number, { frequency: number; own: boolean }>();
-  const gather = (sparse: SparseValues, isOwn: boolean) => {
-    for (let i = 0; i < sparse.indices.length; i++) {
-      const frequency = sparse.values[i] as number;
-      if (!(frequency > 0)) continue;
-      const term = sparse.indices[i] as number;
-      const entry = byTerm.get(term);
-      if (entry) entry.frequency += frequency;
-      else byTerm.set(term, { frequency, own: isOwn });
-    }
-  };
-  gather(own, true);
-  gather(context, false);
-  if (merged.terms.length < byTerm.size) {
-    merged.terms = new Uint32Array(byTerm.size);
-    merged.signed = new Float64Array(byTerm.size);
-  }
-  let count = 0;
-  for (const [term, { frequency, own: isOwn }] of byTerm) {
-    merged.terms[count] = term;
-    merged.signed[count++] = isOwn ? frequency : -frequency;
-  }
-  return count;
-}
-
-/** `start` plus each positive value of `sparse`, added one at a time. */
-function positiveSum(sparse: SparseValues | undefined, start: number): number {
-  let sum = start;
-  if (sparse) for (const value of sparse.values) if (value > 0) sum += value;
-  return sum;
 }

@@ -117,4 +117,53 @@ describe('local vector index: snapshots', () => {
     await control.upsert('user:u1', turns(8, 'c'));
     expect(await answers(await openIndex(dir))).toEqual(await answers(control));
   });
+  it('reads a lexical file of the first version (float64 frequencies, no table)', async () => {
+    const dir = freshDir();
+    const live = await openIndex(dir);
+    await history(live);
+    const before = await answers(live);
+    await live.close();
+    const [namespaceDir] = readdirSync(dir);
+    const folder = join(dir, namespaceDir as string);
+    const lexicalFile = join(folder, readdirSync(folder).find((name) => name.endsWith('.lexical')) as string);
+    writeFileSync(lexicalFile, firstVersionOf(readFileSync(lexicalFile)));
+
+    const reopened = await openIndex(dir);
+    expect(await answers(reopened)).toEqual(before);
+    const neverRestarted = await openIndex(freshDir());
+    await history(neverRestarted);
+    for (const index of [reopened, neverRestarted]) await index.delete('user:u1', ['a-0', 'b-2']);
+    expect(await answers(reopened)).toEqual(await answers(neverRestarted));
+  });
 });
+
+/** A lexical file of this version rewritten as version 1 wrote it: no table, each frequency as a float64. */
+function firstVersionOf(file: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  const take = (bytes: number) => {
+    at += bytes;
+    return file.subarray(at - bytes, at);
+  };
+  const header = take(16);
+  const slotCount = header.readUInt32LE(8);
+  expect(header.readUInt32LE(4)).toBe(2);
+  header.writeUInt32LE(1, 4);
+  parts.push(header, take(slotCount * 8));
+  const table = take(take(4).readUInt32LE(0) * 8);
+  while (at < file.length) {
+    const [term, count, kind] = [0, 1, 2].map((i) => file.readUInt32LE(at + i * 4)) as [number, number, number];
+    at += 12;
+    const ids = Buffer.alloc(8);
+    ids.writeUInt32LE(term, 0);
+    ids.writeUInt32LE(count, 4);
+    parts.push(ids, take(count * 4));
+    const values = Buffer.alloc(count * 8);
+    for (let i = 0; i < count; i++) {
+      const value = kind === 0 ? table.readDoubleLE(take(2).readUInt16LE(0) * 8) : take(8).readDoubleLE(0);
+      values.writeDoubleLE(value, i * 8);
+    }
+    parts.push(values);
+  }
+  return Buffer.concat(parts);
+}

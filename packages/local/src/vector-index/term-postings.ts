@@ -1,5 +1,7 @@
+import type { FrequencyTable } from './frequency-table.ts';
+
 const INITIAL_CAPACITY = 4;
-/** Dead postings a list may carry before removal compacts it: at most as many as live ones, and a few. */
+/** Dead postings a list may carry past a query before it is compacted: at most as many as live ones, and a few. */
 const SLACK = 8;
 
 /** Document frequency is counted in these units (a whole holder is one): integers, so removals cancel exactly. */
@@ -17,109 +19,169 @@ export function holdingUnits(frequency: number): number {
   return Math.max(1, Math.round(Math.min(1, Math.abs(frequency)) * HOLDING_UNITS));
 }
 
+/** Low bits of a posting's entry: its slot's epoch when written (LexicalPostings bumps it when the slot is removed). */
+export const EPOCH_BITS = 8;
+export const EPOCH_MASK = (1 << EPOCH_BITS) - 1;
+/** Slots an entry can name (2^24): the arena of that many 512-dimension vectors alone would be 32 GiB. */
+export const MAX_SLOTS = 2 ** (32 - EPOCH_BITS);
+
+/** Which postings are live: a posting is when its epoch is still its slot's and its slot is counted. */
+export interface Liveness {
+  epochs: Uint8Array;
+  /** Each slot's length; 0 for a slot not counted (removed or never added). */
+  lengths: Float64Array;
+}
+
+function isLive(entry: number, { epochs, lengths }: Liveness): boolean {
+  const slot = entry >>> EPOCH_BITS;
+  return (entry & EPOCH_MASK) === epochs[slot] && (lengths[slot] as number) > 0;
+}
+
 /**
- * One term's postings in typed arrays, in the order they were added: slot, frequency (negated when only the
- * slot's neighbours hold the term) and the slot's epoch when written. Removing a slot bumps its epoch
- * (LexicalPostings) instead of searching every list it is in: a posting whose epoch is no longer its slot's is dead
- * and skipped, and a list holding more dead postings than live ones is compacted, which keeps the order. 16 bytes a
- * posting, against about 80 for a Map entry with a boxed frequency.
+ * One term's postings in typed arrays, in the order they were added: an entry (slot << 8 | the slot's epoch when
+ * written, 4 bytes) and a frequency code (FrequencyTable, 2 bytes; the frequency is negated when only the slot's
+ * neighbours hold the term). 6 bytes a posting, against 16 with the slot, a float64 frequency and a 32-bit epoch.
+ * Removing a slot bumps its epoch instead of touching the lists it is in (LexicalPostings): a posting whose epoch is
+ * no longer its slot's is dead and skipped. `live` and `heldUnits` are exact when `countedAt` is the namespace's
+ * count of removals; a list is recounted (and compacted when mostly dead) before its statistics are read.
  */
 export class TermPostings {
-  slots = new Int32Array(INITIAL_CAPACITY);
-  frequencies = new Float64Array(INITIAL_CAPACITY);
-  epochs = new Uint32Array(INITIAL_CAPACITY);
+  entries = new Uint32Array(INITIAL_CAPACITY);
+  /** Frequency codes; undefined once the list holds a value the full table has no code for (then `wide`). */
+  codes: Uint16Array | undefined = new Uint16Array(INITIAL_CAPACITY);
+  wide: Float64Array | undefined;
   /** Postings written, live or dead. */
   size = 0;
-  /** Live postings. */
+  /** Live postings (exact when counted, see above). */
   live = 0;
   /** The live postings' holdingUnits, summed. */
   private heldUnits = 0;
+
+  constructor(public countedAt: number) {}
 
   /** The term's document frequency: each live posting counts as much as its slot holds the term (at most 1). */
   get documentFrequency(): number {
     return this.heldUnits / HOLDING_UNITS;
   }
 
-  /** A list loaded from a snapshot: exactly these postings, live, at epoch 0 (a fresh store's epoch). */
-  static of(slots: Int32Array<ArrayBuffer>, frequencies: Float64Array<ArrayBuffer>): TermPostings {
-    const postings = new TermPostings();
-    postings.slots = slots;
-    postings.frequencies = frequencies;
-    postings.epochs = new Uint32Array(slots.length);
-    postings.size = slots.length;
-    postings.live = slots.length;
-    for (const frequency of frequencies) postings.heldUnits += holdingUnits(frequency);
+  /** A list loaded from a snapshot: these postings (slot order), live at epoch 0, as codes or exact frequencies. */
+  static of(slots: Int32Array, frequencies: Uint16Array | Float64Array, table: FrequencyTable): TermPostings {
+    const postings = new TermPostings(0);
+    const count = slots.length;
+    postings.entries = new Uint32Array(count);
+    for (let i = 0; i < count; i++) postings.entries[i] = (slots[i] as number) * (EPOCH_MASK + 1);
+    if (frequencies instanceof Uint16Array) {
+      postings.codes = frequencies;
+      for (const code of frequencies) postings.heldUnits += table.units[code] as number;
+      postings.size = postings.live = count;
+    } else {
+      postings.codes = new Uint16Array(count);
+      for (const frequency of frequencies) postings.append(-1, 0, frequency, table);
+    }
     return postings;
   }
 
-  /** The live postings (epoch still their slot's), sorted by slot. */
-  liveInSlotOrder(slotEpochs: Uint32Array): [slots: Int32Array<ArrayBuffer>, frequencies: Float64Array<ArrayBuffer>] {
-    const slots = new Int32Array(this.live);
-    const frequencies = new Float64Array(this.live);
-    let kept = 0;
-    let sorted = true;
-    for (let i = 0; i < this.size; i++) {
-      const slot = this.slots[i] as number;
-      if (this.epochs[i] !== slotEpochs[slot]) continue;
-      if (kept > 0 && slot < (slots[kept - 1] as number)) sorted = false;
-      slots[kept] = slot;
-      frequencies[kept] = this.frequencies[i] as number;
-      kept++;
-    }
-    if (sorted) return [slots, frequencies];
-    const order = Array.from(slots.keys()).sort((a, b) => (slots[a] as number) - (slots[b] as number));
-    return [
-      Int32Array.from(order, (i) => slots[i] as number),
-      Float64Array.from(order, (i) => frequencies[i] as number),
-    ];
+  /** The frequency of posting `i`. */
+  frequencyAt(i: number, table: FrequencyTable): number {
+    return this.wide ? (this.wide[i] as number) : (table.values[(this.codes as Uint16Array)[i] as number] as number);
   }
 
-  append(slot: number, frequency: number, epoch: number): void {
-    if (this.size === this.slots.length) this.resize(Math.max(INITIAL_CAPACITY, this.size * 2));
-    this.slots[this.size] = slot;
-    this.frequencies[this.size] = frequency;
-    this.epochs[this.size] = epoch;
+  /** Appends a posting; `slot` -1 keeps the entry already there (`of`). */
+  append(slot: number, epoch: number, frequency: number, table: FrequencyTable): void {
+    if (this.size === this.entries.length) this.resize(this.size + Math.max(INITIAL_CAPACITY, this.size >> 2));
+    if (slot >= 0) this.entries[this.size] = slot * (EPOCH_MASK + 1) + epoch;
+    if (this.codes) {
+      const code = table.codeOf(frequency);
+      if (code >= 0) this.codes[this.size] = code;
+      else this.widen(table);
+    }
+    if (this.wide) this.wide[this.size] = frequency;
     this.size++;
     this.live++;
     this.heldUnits += holdingUnits(frequency);
   }
 
-  /** One of the term's slots, which held it `units` (holdingUnits), was removed (its posting is now dead). */
-  release(units: number): void {
-    this.live--;
-    this.heldUnits -= units;
+  /** Counts the live postings and what they hold; compacts the list when `compactAny` or when it is mostly dead. */
+  recount(liveness: Liveness, table: FrequencyTable, removals: number, compactAny: boolean): void {
+    const { entries, codes, wide } = this;
+    let live = 0;
+    let units = 0;
+    for (let i = 0; i < this.size; i++) {
+      if (!isLive(entries[i] as number, liveness)) continue;
+      live++;
+      units += codes ? (table.units[codes[i] as number] as number) : holdingUnits(wide?.[i] as number);
+    }
+    this.live = live;
+    this.heldUnits = units;
+    this.countedAt = removals;
+    const dead = this.size - live;
+    if (dead > 0 && (compactAny || dead > live + SLACK)) this.compact(liveness);
   }
 
-  wasteful(): boolean {
-    return this.size - this.live > this.live + SLACK;
+  /** The live postings (recounted first), sorted by slot: slots, and codes or exact frequencies. */
+  liveInSlotOrder(liveness: Liveness): [slots: Int32Array<ArrayBuffer>, frequencies: Uint16Array | Float64Array] {
+    const slots = new Int32Array(this.live);
+    const codes = this.codes ? new Uint16Array(this.live) : undefined;
+    const wide = this.wide ? new Float64Array(this.live) : undefined;
+    let kept = 0;
+    let sorted = true;
+    for (let i = 0; i < this.size; i++) {
+      const entry = this.entries[i] as number;
+      const slot = entry >>> EPOCH_BITS;
+      if (!isLive(entry, liveness)) continue;
+      if (kept > 0 && slot < (slots[kept - 1] as number)) sorted = false;
+      slots[kept] = slot;
+      if (codes) codes[kept] = (this.codes as Uint16Array)[i] as number;
+      else (wide as Float64Array)[kept] = (this.wide as Float64Array)[i] as number;
+      kept++;
+    }
+    const frequencies = (codes ?? wide) as Uint16Array | Float64Array;
+    if (sorted) return [slots, frequencies];
+    const order = Array.from(slots.keys()).sort((a, b) => (slots[a] as number) - (slots[b] as number));
+    const reordered = codes ? new Uint16Array(kept) : new Float64Array(kept);
+    for (const [at, i] of order.entries()) reordered[at] = frequencies[i] as number;
+    return [Int32Array.from(order, (i) => slots[i] as number), reordered];
   }
 
-  /** Drops dead postings (epoch no longer the slot's), keeping the order of the others. */
-  compact(slotEpochs: Uint32Array): void {
-    const { slots, frequencies, epochs } = this;
+  /** Drops dead postings, keeping the order of the others. */
+  private compact(liveness: Liveness): void {
+    const { entries, codes, wide } = this;
     let kept = 0;
     for (let i = 0; i < this.size; i++) {
-      const slot = slots[i] as number;
-      if (epochs[i] !== slotEpochs[slot]) continue;
-      slots[kept] = slot;
-      frequencies[kept] = frequencies[i] as number;
-      epochs[kept] = epochs[i] as number;
+      const entry = entries[i] as number;
+      if (!isLive(entry, liveness)) continue;
+      entries[kept] = entry;
+      if (codes) codes[kept] = codes[i] as number;
+      if (wide) wide[kept] = wide[i] as number;
       kept++;
     }
     this.size = kept;
-    if (this.slots.length > INITIAL_CAPACITY && kept * 4 < this.slots.length)
-      this.resize(Math.max(INITIAL_CAPACITY, kept * 2));
+    if (this.entries.length > INITIAL_CAPACITY && kept * 4 < this.entries.length)
+      this.resize(Math.max(INITIAL_CAPACITY, kept + (kept >> 2)));
   }
 
+  /** Stores the list's frequencies as float64 from now on (the table has no code for a new value). */
+  private widen(table: FrequencyTable): void {
+    const wide = new Float64Array(this.entries.length);
+    for (let i = 0; i < this.size; i++) wide[i] = this.frequencyAt(i, table);
+    this.wide = wide;
+    this.codes = undefined;
+  }
+
+  /** Grows by a quarter, not double: the postings are most of a namespace's memory after its vectors. */
   private resize(capacity: number): void {
-    const slots = new Int32Array(capacity);
-    slots.set(this.slots.subarray(0, this.size));
-    const frequencies = new Float64Array(capacity);
-    frequencies.set(this.frequencies.subarray(0, this.size));
-    const epochs = new Uint32Array(capacity);
-    epochs.set(this.epochs.subarray(0, this.size));
-    this.slots = slots;
-    this.frequencies = frequencies;
-    this.epochs = epochs;
+    const entries = new Uint32Array(capacity);
+    entries.set(this.entries.subarray(0, this.size));
+    this.entries = entries;
+    if (this.codes) {
+      const codes = new Uint16Array(capacity);
+      codes.set(this.codes.subarray(0, this.size));
+      this.codes = codes;
+    }
+    if (this.wide) {
+      const wide = new Float64Array(capacity);
+      wide.set(this.wide.subarray(0, this.size));
+      this.wide = wide;
+    }
   }
 }
