@@ -1,4 +1,5 @@
 import type { ContextPassage } from './context-message.ts';
+import { splitSentences } from './sentences.ts';
 
 const STOPWORDS = new Set(
   'a an and are as at be but by can could did do does for from had has have how i in is it its me my of on or our should so than that the their them then there these they this to was we were what when where which who why will with would you your about into over also just not no yes please tell'.split(
@@ -14,14 +15,11 @@ export function termsOf(text: string): string[] {
     .map((word) => word.replace(/(?:ies)$/, 'y').replace(/(?<=\w{3})(?:es|s)$/, ''));
 }
 
-// Built on first use: creating a sentence segmenter loads ICU's break rules (~10 ms of a cold start), and most
-// functions that bundle this module never split sentences.
-let segmenter: Intl.Segmenter | undefined;
-
-/** The sentences of `text`, trimmed, empty ones dropped (ICU's sentence boundaries). */
+/** The sentences of `text`, trimmed, empty ones dropped (Unicode's sentence boundaries, as ICU finds them). */
 export function sentencesOf(text: string): string[] {
-  segmenter ??= new Intl.Segmenter('en', { granularity: 'sentence' });
-  return [...segmenter.segment(text)].map((part) => part.segment.trim()).filter((sentence) => sentence !== '');
+  return splitSentences(text)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence !== '');
 }
 
 /**
