@@ -70,6 +70,38 @@ describe('proxy errors (DESIGN.md section 4)', () => {
     expect(stub.requests).toHaveLength(0);
   });
 
+  it.each([
+    ['percent-encoded (read from the Node request)', encodeURIComponent(stub.url)],
+    ['as written (re-dispatched)', stub.url],
+  ])(
+    '413 for a body over 6 MB, declared or chunked, base URL %s; nothing reaches the upstream',
+    async (_form, base) => {
+      const url = `${proxy.url}/api/v1/proxy/${base}/${KEY}/chat/completions`;
+      const big = JSON.stringify({ model: 'm', messages: userMessages, padding: 'p'.repeat(6 * 1024 * 1024) });
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const declared = await fetch(url, { method: 'POST', headers, body: big });
+      const bytes = new TextEncoder().encode(big);
+      let offset = 0;
+      const chunked = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (offset >= bytes.length) return controller.close();
+            controller.enqueue(bytes.subarray(offset, offset + 512 * 1024));
+            offset += 512 * 1024;
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      for (const res of [declared, chunked]) {
+        expect(res.status).toBe(413);
+        expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 'payload_too_large' });
+      }
+      expect(stub.requests).toHaveLength(0);
+    },
+  );
+
   it('401 invalid_token without a token, 403 insufficient_scope without the proxy scope', async () => {
     const missing = await post({ model: 'm', messages: userMessages }, { auth: '' });
     expect(missing.status).toBe(401);

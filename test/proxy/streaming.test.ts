@@ -13,8 +13,14 @@ afterAll(async () => {
 });
 beforeEach(() => stub.setBehavior({}));
 
+/**
+ * Route A's base URL as one percent-encoded segment (served at once, the body and the client's disconnect read from
+ * the Node request) or as written (re-dispatched as a new Request: read from that Request).
+ */
+let target = stub.url;
+
 function streamRequest(signal?: AbortSignal) {
-  return fetch(`${proxy.url}/api/v1/proxy/${stub.url}/sk-stream-key/chat/completions`, {
+  return fetch(`${proxy.url}/api/v1/proxy/${target}/sk-stream-key/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'stream please' }] }),
@@ -36,7 +42,14 @@ async function readUntil(res: Response, predicate: (text: string) => boolean): P
   return text;
 }
 
-describe('proxy streaming', () => {
+describe.each([
+  ['percent-encoded', encodeURIComponent(stub.url)],
+  ['as written', stub.url],
+])('proxy streaming, base URL %s', (_form, base) => {
+  beforeEach(() => {
+    target = base;
+  });
+
   it('forwards the upstream events byte for byte', async () => {
     stub.setBehavior({ chunks: ['a', 'b', 'c'] });
     const res = await streamRequest();
@@ -88,7 +101,7 @@ describe('proxy streaming', () => {
     const controller = new AbortController();
     const received = stub.nextRequest();
     const disconnected = stub.nextDisconnect();
-    const pending = fetch(`${proxy.url}/api/v1/proxy/${stub.url}/sk-stream-key/chat/completions`, {
+    const pending = fetch(`${proxy.url}/api/v1/proxy/${target}/sk-stream-key/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'wait' }] }),

@@ -3,6 +3,7 @@ import { type ChatService, MemgateError } from '@memgate/core';
 import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
 import { areaErrorHandler, jsonBody, limitBody, throwOnInvalid } from '../errors/index.ts';
+import { clientSignalOf } from '../request/index.ts';
 import { eventStream, eventsOf, SSE_HEADERS } from '../sse/index.ts';
 import { generateRoute, replayRoute } from './routes.ts';
 
@@ -28,7 +29,7 @@ export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono<AuthEn
     const turn = await service.open(c.var.principal, c.req.valid('json'));
     const controller = new AbortController();
     const abort = () => controller.abort();
-    c.req.raw.signal.addEventListener('abort', abort, { once: true });
+    clientSignalOf(c).addEventListener('abort', abort, { once: true });
     const body = eventStream({ events: turn.events(controller.signal), abort, keepAliveMs, onError });
     return new Response(body, { status: 200, headers: SSE_HEADERS });
   });

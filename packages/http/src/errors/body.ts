@@ -1,18 +1,28 @@
-import { giveWay, invalid, MemgateError } from '@memgate/core';
+import { giveWay, invalid } from '@memgate/core';
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyTooLarge, readBodyBytes, readBodyText } from '../request/index.ts';
 import { tooDeepFieldOf } from './json-depth.ts';
 
 /** DESIGN.md section 7: bodies over 6 MB are refused with 413 in the area's format. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 
+/**
+ * A declared length over `maxSize` is refused at once; a body without one (chunked) is read now, before the token
+ * check, and refused as soon as it passes `maxSize`. The body is read once (`readBodyBytes`): `readJsonObject`
+ * gets the same bytes.
+ */
 export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler {
-  return bodyLimit({
-    maxSize,
-    onError: () => {
-      throw new MemgateError('payload_too_large', 'payload_too_large', `request body is larger than ${maxSize} bytes`);
-    },
-  });
+  return async function limitBodySize(c, next) {
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD') return next();
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      if (Number.parseInt(length, 10) > maxSize) throw bodyTooLarge(maxSize);
+      return next();
+    }
+    await readBodyBytes(c, maxSize);
+    return next();
+  };
 }
 
 /**
@@ -27,7 +37,7 @@ const LARGE_BODY_CHARS = 256 * 1024;
 
 /** Parses the JSON body; malformed JSON, nesting deeper than MAX_JSON_DEPTH or a non-object is a 400 naming it. */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
+  const text = await readBodyText(c, MAX_BODY_BYTES);
   if (text.trim() === '') throw invalid('request body is empty; expected a JSON object', 'body');
   // Depth is read from the text, before parsing, in slices (json-depth.ts).
   const tooDeep = await tooDeepFieldOf(text, MAX_JSON_DEPTH);

@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { authenticate } from '../auth/middleware.ts';
 import type { BaseDeps } from '../deps.ts';
 import { areaErrorHandler, jsonBody, limitBody, type PrepareBody, rejectInvalid } from '../errors/index.ts';
+import { clientSignalOf, withoutNodeBindings } from '../request/index.ts';
 import { checkModelCanServe, type ProxyCall, requireDefaultModel } from './call.ts';
 import { prepareMessages, type Switches } from './context.ts';
 import type { ProxyAreaDeps } from './deps.ts';
@@ -84,7 +85,7 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
       deps,
       principal,
       switches,
-      clientSignal: c.req.raw.signal,
+      clientSignal: clientSignalOf(c),
       capture: (exchange, reply) => {
         if (switches.store) exchanges.capture(principal, exchange, reply);
       },
@@ -162,7 +163,9 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
       const start = url.indexOf(rawPath, url.indexOf('//') + 2);
       const { method, headers, body, signal } = c.req.raw;
       const init = { method, headers, body, signal, duplex: 'half' as const };
-      return app.fetch(new Request(url.slice(0, start) + oneSegment + url.slice(start + rawPath.length), init), c.env);
+      // The new request reads its own body and signal (taken from this one's above), not the Node request's.
+      const request = new Request(url.slice(0, start) + oneSegment + url.slice(start + rawPath.length), init);
+      return app.fetch(request, withoutNodeBindings(c.env));
     }
     throw new MemgateError(
       'not_found',
