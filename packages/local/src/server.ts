@@ -51,7 +51,10 @@ export async function startLocalServer(
   const documentClient = createDocumentClient({ endpoint });
   try {
     await ensureTable(documentClient, config.TABLE_NAME);
-    const vectorIndex = await createLocalVectorIndex({ dir: `${config.DATA_DIR}/vectors` });
+    const vectorIndex = await createLocalVectorIndex({
+      dir: `${config.DATA_DIR}/vectors`,
+      unloadIdleAfterMs: config.LOCAL_INDEX_UNLOAD_AFTER_MS,
+    });
     const services = createServices({
       config,
       documentClient,

@@ -40,6 +40,8 @@ export const ConfigSchema = z.object({
   TABLE_NAME: z.string().default('memgate'),
 
   VECTOR_STORE: z.enum(['local', 'pinecone']).default('local'),
+  // The embedded index drops a tenant unused this long from memory (reloaded on its next use); 0: never.
+  LOCAL_INDEX_UNLOAD_AFTER_MS: z.coerce.number().int().min(0).default(600_000),
   PINECONE_API_KEY: optionalText,
   PINECONE_INDEX: optionalText,
   PINECONE_HOST: optionalText,

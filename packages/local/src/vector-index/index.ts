@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page, TenantKey, VectorIndex, VectorItem } from '@memgate/core';
+import { collectGarbage } from './collect-garbage.ts';
 import { searchNamespace } from './hybrid.ts';
 import { encodeEntry, type JournalEntry, type JournalWriter, openJournal, readJournal } from './journal.ts';
 import {
@@ -18,12 +19,19 @@ import type { NamespaceStore } from './store.ts';
 export interface LocalVectorIndex extends VectorIndex {
   /** Flushes to disk and releases the index. */
   close(): Promise<void>;
+  /** The namespaces held in memory now (others are loaded on their next use). */
+  loadedNamespaces(): TenantKey[];
 }
 
 export interface LocalVectorIndexOptions {
   dir: string;
   /** Journal size that triggers a snapshot (at least half the namespace's vector bytes, so rewrites stay amortised). */
   snapshotAfterBytes?: number;
+  /**
+   * A namespace not used for this long is dropped from memory and loaded again (snapshot, then journal) on its next
+   * use; 0 keeps every namespace loaded until `close`.
+   */
+  unloadIdleAfterMs?: number;
 }
 
 interface OpenNamespace {
@@ -31,6 +39,8 @@ interface OpenNamespace {
   manifest: Manifest;
   store: NamespaceStore;
   journal: JournalWriter;
+  /** Date.now() of its last use. */
+  usedAt: number;
 }
 
 /**
@@ -43,10 +53,12 @@ interface OpenNamespace {
 export async function createLocalVectorIndex({
   dir,
   snapshotAfterBytes = 32 * 1024 * 1024,
+  unloadIdleAfterMs = 0,
 }: LocalVectorIndexOptions): Promise<LocalVectorIndex> {
   mkdirSync(dir, { recursive: true });
   const namespaces = new Map<TenantKey, OpenNamespace>();
   let closed = false;
+  const unloader = unloadIdleAfterMs > 0 ? startUnloader() : undefined;
 
   const directoryOf = (namespace: TenantKey) =>
     join(dir, createHash('sha256').update(namespace).digest('hex').slice(0, 32));
@@ -55,7 +67,10 @@ export async function createLocalVectorIndex({
   function open(namespace: TenantKey, createWithDimension?: number): OpenNamespace | undefined {
     if (closed) throw new Error('local vector index is closed');
     const cached = namespaces.get(namespace);
-    if (cached) return cached;
+    if (cached) {
+      cached.usedAt = Date.now();
+      return cached;
+    }
     const nsDir = directoryOf(namespace);
     let manifest = readManifest(nsDir);
     if (!manifest) {
@@ -67,9 +82,34 @@ export async function createLocalVectorIndex({
     removeOtherGenerations(nsDir, manifest.generation);
     const store = readSnapshot(nsDir, manifest.generation, manifest.dimension);
     for (const entry of readJournal(journalPath(nsDir, manifest.generation), manifest.dimension)) apply(store, entry);
-    const state = { dir: nsDir, manifest, store, journal: openJournal(journalPath(nsDir, manifest.generation)) };
+    const journal = openJournal(journalPath(nsDir, manifest.generation));
+    const state = { dir: nsDir, manifest, store, journal, usedAt: Date.now() };
     namespaces.set(namespace, state);
     return state;
+  }
+
+  /**
+   * Checks for idle namespaces every half idle time (at most a minute). Everything a namespace holds is on disk
+   * already (journal first), so dropping it loses nothing; the next use replays its journal over its snapshot.
+   */
+  function startUnloader(): NodeJS.Timeout {
+    const timer = setInterval(unloadIdle, Math.min(60_000, Math.max(1000, unloadIdleAfterMs / 2)));
+    timer.unref(); // never what keeps the process alive
+    return timer;
+  }
+
+  function unloadIdle(): void {
+    const now = Date.now();
+    let unloaded = 0;
+    for (const [namespace, state] of namespaces) {
+      if (now - state.usedAt < unloadIdleAfterMs) continue;
+      state.journal.close();
+      namespaces.delete(namespace);
+      unloaded++;
+    }
+    // An idle process may not collect for a long time: the dropped namespaces' memory is returned now, from a
+    // fresh frame (this one still holds the last namespace it dropped).
+    if (unloaded > 0) setImmediate(collectGarbage).unref();
   }
 
   function apply(store: NamespaceStore, entry: JournalEntry): void {
@@ -139,6 +179,10 @@ export async function createLocalVectorIndex({
       return { items, nextCursor: slot < slots.length ? String(slot) : null };
     },
 
+    loadedNamespaces() {
+      return [...namespaces.keys()];
+    },
+
     async listNamespaces() {
       if (closed) throw new Error('local vector index is closed');
       const found = new Set<TenantKey>(namespaces.keys());
@@ -153,6 +197,7 @@ export async function createLocalVectorIndex({
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(unloader);
       for (const state of namespaces.values()) {
         if (state.journal.bytes > 0) snapshot(state);
         state.journal.close();

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLocalVectorIndex, type LocalVectorIndex } from './index.ts';
+import { createLocalVectorIndex, type LocalVectorIndex, type LocalVectorIndexOptions } from './index.ts';
 
 // For the index's own tests: indexes opened in a fresh directory and closed after each test
 // (`afterEach(closeOpenedIndexes)`), so no test leaves a journal open for the next one.
@@ -12,10 +12,15 @@ const opened: LocalVectorIndex[] = [];
 export const freshDir = (prefix = 'memgate-vectors-') => mkdtempSync(join(tmpdir(), prefix));
 
 /** Opens the index in `dir`, to be closed by `closeOpenedIndexes`. */
-export async function openIndex(dir: string, snapshotAfterBytes?: number): Promise<LocalVectorIndex> {
+export async function openIndex(
+  dir: string,
+  snapshotAfterBytes?: number,
+  options: Omit<LocalVectorIndexOptions, 'dir' | 'snapshotAfterBytes'> = {},
+): Promise<LocalVectorIndex> {
   const index = await createLocalVectorIndex({
     dir,
     ...(snapshotAfterBytes === undefined ? {} : { snapshotAfterBytes }),
+    ...options,
   });
   opened.push(index);
   return index;
