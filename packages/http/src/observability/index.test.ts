@@ -50,6 +50,7 @@ describe('request log', () => {
 describe('redactSecrets', () => {
   it.each([
     ['Authorization: Bearer abc.def.ghi', 'abc.def.ghi'],
+    ['authorization: bearer abc.def.ghi', 'abc.def.ghi'],
     ['token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.sig here', 'eyJhbGciOiJIUzI1NiJ9'],
     ['key sk-proj-1234567890abcdef leaked', 'sk-proj-1234567890abcdef'],
     ['pinecone pcsk_123456789_abcdefgh', 'pcsk_123456789_abcdefgh'],
@@ -60,6 +61,14 @@ describe('redactSecrets', () => {
 
   it('leaves ordinary text alone', () => {
     expect(redactSecrets('search took 3 ms for user alice')).toBe('search took 3 ms for user alice');
+  });
+
+  it('redacts every field of a log line, one that replaces its time or message too, and leaves the fields as given', () => {
+    const { lines, logger } = capture();
+    const fields = { time: 'Bearer sk-timekey-123456789', msg: 'key sk-msgkey-123456789', status: 200, ok: true };
+    logger.info('request', fields);
+    expect(lines[0]).toEqual({ time: '[redacted]', level: 'info', msg: 'key [redacted]', status: 200, ok: true });
+    expect(fields.time).toBe('Bearer sk-timekey-123456789');
   });
 
   it('redacts nested fields of a log line', () => {
