@@ -45,14 +45,15 @@ describe('parseProxyPath', () => {
 });
 
 describe('proxy OpenAPI document', () => {
+  const app = createApp({
+    verifier: createTokenVerifier({ kind: 'hs256', secret: 'x'.repeat(40) }),
+    logger: silentLogger,
+    context: {},
+    proxy: {},
+    chat: {},
+  } as unknown as AppDeps);
+
   it('lists both routes of each endpoint', async () => {
-    const app = createApp({
-      verifier: createTokenVerifier({ kind: 'hs256', secret: 'x'.repeat(40) }),
-      logger: silentLogger,
-      context: {},
-      proxy: {},
-      chat: {},
-    } as unknown as AppDeps);
     const doc = (await (await app.request('/api/v1/openapi.json')).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
@@ -65,4 +66,27 @@ describe('proxy OpenAPI document', () => {
       ]),
     );
   });
+
+  // The routes are served checking their body only (index.ts, checkingBodyOnly); the document still declares all.
+  it.each(['chat/completions', 'responses'])(
+    "declares route A's path parameters and the switch headers of %s",
+    async (endpoint) => {
+      const doc = (await (await app.request('/api/v1/openapi.json')).json()) as {
+        paths: Record<string, { post: { parameters: { name: string; in: string }[]; requestBody?: unknown } }>;
+      };
+      for (const path of [
+        `/api/v1/proxy/{proxyUrl}/{target_api_key}/${endpoint}`,
+        `/api/v1/proxy/default/${endpoint}`,
+      ]) {
+        const { parameters, requestBody } = doc.paths[path]?.post ?? { parameters: [] };
+        const declared = parameters.map((parameter) => `${parameter.in}:${parameter.name}`);
+        expect(declared).toEqual(
+          expect.arrayContaining(['header:x-memgate-filter', 'header:x-memgate-context', 'header:x-memgate-store']),
+        );
+        if (path.includes('{proxyUrl}'))
+          expect(declared).toEqual(expect.arrayContaining(['path:proxyUrl', 'path:target_api_key']));
+        expect(requestBody).toBeDefined();
+      }
+    },
+  );
 });
