@@ -1,4 +1,5 @@
 import { FLOOR_IDEAS } from './ideas-floor.ts';
+import { RECALL_IDEAS } from './ideas-recall.ts';
 import { SCORING_IDEAS } from './ideas-scoring.ts';
 
 /**
@@ -158,4 +159,5 @@ export const IDEAS: Idea[] = [
   },
   ...SCORING_IDEAS,
   ...FLOOR_IDEAS,
+  ...RECALL_IDEAS,
 ];

@@ -20,6 +20,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HYBRID_NEIGHBOUR_SPAN: '1.5' })).toThrow(/HYBRID_NEIGHBOUR_SPAN/);
   });
 
+  it('scales matches spoken by no one a query names by HYBRID_SPEAKER_FACTOR (0.6, 1 turns it off)', () => {
+    expect(loadConfig({}).HYBRID_SPEAKER_FACTOR).toBe(0.6);
+    expect(loadConfig({ HYBRID_SPEAKER_FACTOR: '1' }).HYBRID_SPEAKER_FACTOR).toBe(1);
+    expect(() => loadConfig({ HYBRID_SPEAKER_FACTOR: '-0.1' })).toThrow(/HYBRID_SPEAKER_FACTOR/);
+  });
+
   it('weighs both sides alike with HYBRID_NEIGHBOUR_WEIGHT, unless a side is set on its own', () => {
     expect(loadConfig({ HYBRID_NEIGHBOUR_WEIGHT: '0' })).toMatchObject({
       HYBRID_NEIGHBOUR_BEFORE: 0,

@@ -1,4 +1,4 @@
-import { DEFAULT_LEXICAL_WEIGHT, DEFAULT_NEIGHBOUR_WINDOW } from '@memgate/core';
+import { DEFAULT_LEXICAL_WEIGHT, DEFAULT_NEIGHBOUR_WINDOW, DEFAULT_SPEAKER_FACTOR } from '@memgate/core';
 import { z } from 'zod';
 import { operatorUrlProblem } from '../ssrf/operator.ts';
 
@@ -78,6 +78,8 @@ export const ConfigSchema = z.object({
   HYBRID_NEIGHBOUR_AFTER: z.coerce.number().min(0).max(1).optional(),
   HYBRID_NEIGHBOUR_WEIGHT: z.coerce.number().min(0).max(1).optional(),
   HYBRID_NEIGHBOUR_SPAN: z.coerce.number().int().min(0).max(10).default(DEFAULT_NEIGHBOUR_WINDOW.span),
+  // What a chunk spoken by someone the query does not name keeps of its score when the query names a speaker.
+  HYBRID_SPEAKER_FACTOR: z.coerce.number().min(0).max(1).default(DEFAULT_SPEAKER_FACTOR),
 });
 
 type Relevance = 'PROXY_HISTORY_MIN_SIMILARITY' | 'PROXY_CONTEXT_MIN_SIMILARITY' | 'HYBRID_LEXICAL_WEIGHT';

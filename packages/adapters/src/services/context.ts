@@ -18,6 +18,7 @@ export function retrievalSettings(config: Config): RetrievalSettings {
       before: config.HYBRID_NEIGHBOUR_BEFORE,
       after: config.HYBRID_NEIGHBOUR_AFTER,
     },
+    speakerFactor: config.HYBRID_SPEAKER_FACTOR,
   };
 }
 

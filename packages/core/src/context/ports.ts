@@ -54,6 +54,13 @@ export interface VectorQuery {
   filter?: VectorFilter;
   terms?: SparseValues;
   lexicalWeight?: number;
+  /**
+   * Speaker attribution: the query's words as speaker markers (querySpeakerIds). When some chunk is spoken by one
+   * of them (it holds the marker, chunkTerms), a match spoken by someone else (it holds SPOKEN_TERM and none of
+   * them) keeps `factor` of its score (from 0 to 1); chunks no speaker label opens keep theirs. An adapter may
+   * ignore it (Pinecone's dot product cannot scale a match); README "Search score".
+   */
+  speakers?: { terms: number[]; factor: number };
 }
 
 export interface VectorMatch {

@@ -2,7 +2,9 @@ import {
   chunkTerms,
   inverseDocumentFrequency,
   ownTermsFactor,
+  querySpeakerIds,
   queryTermFrequencies,
+  SPOKEN_TERM,
   type SparseValues,
   saturatedFrequency,
   type VectorFilter,
@@ -39,7 +41,14 @@ function generator(seed: number): () => number {
  */
 function exhaustive(
   live: Map<string, Live>,
-  query: { vector: Float32Array; terms: SparseValues; lexicalWeight: number; topK: number; filter?: VectorFilter },
+  query: {
+    vector: Float32Array;
+    terms: SparseValues;
+    lexicalWeight: number;
+    topK: number;
+    filter?: VectorFilter;
+    speakers?: { terms: number[]; factor: number };
+  },
 ) {
   const merged = new Map<string, Map<number, { frequency: number; own: boolean }>>();
   let totalLength = 0;
@@ -78,6 +87,13 @@ function exhaustive(
       const held = metadata[field as keyof VectorMetadata];
       return Array.isArray(held) ? held.includes(value as string) : held === value;
     });
+  // Speaker attribution: once any live chunk holds a named speaker's marker of its own, chunks someone else
+  // speaks (SPOKEN_TERM, no named marker) keep `factor`.
+  const named = new Set(query.speakers?.terms ?? []);
+  const holds = (id: string, test: (term: number) => boolean) => live.get(id)?.terms?.indices.some(test) === true;
+  const spokenByNamed = (id: string) => holds(id, (term) => named.has(term));
+  const spokenByOther = (id: string) => holds(id, (term) => term === SPOKEN_TERM) && !spokenByNamed(id);
+  const attributed = [...live.keys()].some(spokenByNamed);
   const scored = [...live].flatMap(([id, { values, metadata }]) => {
     if (!passes(metadata)) return [];
     const terms = merged.get(id);
@@ -94,7 +110,9 @@ function exhaustive(
     lexical *= ownTermsFactor(ownTerms, query.terms.indices.length);
     const dot = values.reduce((sum, value, i) => sum + value * (query.vector[i] as number), 0);
     const cosine = Math.min(1, Math.max(0, dot / (norm(values) * norm(query.vector))));
-    const score = (1 - query.lexicalWeight) * cosine + query.lexicalWeight * (matched ? Math.min(1, lexical) : 0);
+    const factor = attributed && spokenByOther(id) ? (query.speakers?.factor as number) : 1;
+    const score =
+      factor * ((1 - query.lexicalWeight) * cosine + query.lexicalWeight * (matched ? Math.min(1, lexical) : 0));
     return [{ id, score }];
   });
   return {
@@ -111,7 +129,11 @@ describe('local vector index: hybrid search', () => {
     const vocabulary = Array.from({ length: 120 }, (_, i) => `word${i.toString(36)}z`);
     // Skewed word choice: a few terms in most texts (long postings), many rare ones.
     const word = () => vocabulary[Math.floor(vocabulary.length * random() ** 3)] as string;
-    const text = () => Array.from({ length: 2 + Math.floor(random() * 30) }, word).join(' ');
+    const words = () => Array.from({ length: 2 + Math.floor(random() * 30) }, word).join(' ');
+    // Half the texts are turns of a transcript, opened by their speaker's label.
+    const speakers = ['Ann', 'Bob', 'Cyd Lee'];
+    const speaker = () => speakers[Math.floor(random() * speakers.length)] as string;
+    const text = () => (random() < 0.5 ? `${speaker()}: ${words()}` : words());
     const vector = () => Float32Array.from({ length: DIMENSION }, () => random() - 0.4);
     const dir = freshDir('memgate-hybrid-');
     let index = await openIndex(dir, 64 * 1024);
@@ -148,9 +170,13 @@ describe('local vector index: hybrid search', () => {
         index = await openIndex(dir, 64 * 1024);
       }
       for (const filter of [undefined, { scopes: 'internal' }, { scopes: 'external' }, { documentId: 'doc-3' }]) {
+        const asked = Array.from({ length: 1 + Math.floor(random() * 5) }, word).join(' ');
+        // Half the queries name a speaker (who may have no turn left), so some matches keep half their score.
+        const queryText = random() < 0.5 ? `${asked} ${speaker()}` : asked;
         const query = {
           vector: vector(),
-          terms: queryTermFrequencies(Array.from({ length: 1 + Math.floor(random() * 5) }, word).join(' ')),
+          terms: queryTermFrequencies(queryText),
+          speakers: { terms: querySpeakerIds(queryText), factor: 0.5 },
           lexicalWeight: [0.7, 0.3, 1][step % 3] as number,
           topK: [1, 5, 20][Math.floor(random() * 3)] as number,
           ...(filter ? { filter } : {}),
@@ -168,5 +194,48 @@ describe('local vector index: hybrid search', () => {
       }
     }
     expect(checked).toBe(240);
+  });
+
+  it('ranks the turns of the speaker a question names above the same words from someone else', async () => {
+    const turns = [
+      'Melanie: Caroline, I paint! I painted a sunrise, painting relaxes me, I paint daily.',
+      'Caroline: Lovely! I painted a mural at the youth centre with friends from my support group last weekend.',
+      'Melanie: Thanks! Anything new with the kids?',
+      'Caroline: We went to a concert downtown.',
+      'How to paint a wall: paint, primer and painting tape.',
+    ];
+    const terms = chunkTerms(turns);
+    const index = await openIndex(freshDir('memgate-speakers-'), 64 * 1024);
+    const metadata = { documentId: 'd', userId: 'u1', scopes: ['internal'], tags: [] } as unknown as VectorMetadata;
+    await index.upsert(
+      NAMESPACE,
+      turns.map((_, i) => ({
+        id: `turn-${i}`,
+        values: Float32Array.from({ length: DIMENSION }, () => 1),
+        metadata,
+        ...terms[i],
+      })),
+    );
+    const ask = (question: string, factor: number) =>
+      index.query(NAMESPACE, {
+        vector: Float32Array.from({ length: DIMENSION }, () => 1),
+        topK: 5,
+        terms: queryTermFrequencies(question),
+        lexicalWeight: 0.8,
+        speakers: { terms: querySpeakerIds(question), factor },
+      });
+    const plain = await ask('What did Caroline paint?', 1);
+    // Melanie names Caroline and says "paint" three times: without attribution her turn comes first.
+    const order = (matches: typeof plain) => matches.map((match) => match.id).filter((id) => id !== 'turn-4');
+    expect(order(plain).slice(0, 2)).toEqual(['turn-0', 'turn-1']);
+    const attributed = await ask('What did Caroline paint?', 0.6);
+    expect(order(attributed)[0]).toBe('turn-1');
+    const score = (matches: typeof plain, id: string) => matches.find((match) => match.id === id)?.score as number;
+    expect(score(attributed, 'turn-1')).toBeCloseTo(score(plain, 'turn-1'), 9);
+    expect(score(attributed, 'turn-0')).toBeCloseTo(0.6 * score(plain, 'turn-0'), 9);
+    // A text no speaker label opens is nobody's turn: it keeps its score.
+    expect(score(attributed, 'turn-4')).toBeCloseTo(score(plain, 'turn-4'), 9);
+    // Nobody the query names speaks here: no score changes.
+    expect(await ask('What did Anthony paint?', 0.6)).toEqual(await ask('What did Anthony paint?', 1));
   });
 });

@@ -1,6 +1,8 @@
 import type { VectorMatch, VectorMetadata, VectorQuery } from '@memgate/core';
 import { BestFirst } from './best-first.ts';
+import type { LexicalMatches } from './lexical.ts';
 import { ANY, copy, exactScore, filterTest, inverseNorm, searchDense } from './search.ts';
+import { speakerFactors, UNATTRIBUTED } from './speakers.ts';
 import type { NamespaceStore } from './store.ts';
 
 /**
@@ -9,6 +11,8 @@ import type { NamespaceStore } from './store.ts';
  * a cosine no higher than the dense top's last, so it cannot enter the top. Lexical candidates are taken in
  * falling lexical order and stop as soon as even the dense top's last cosine could not lift one into the top, so
  * a common term does not cost a cosine per slot that holds it. Without terms or weight: the dense search alone.
+ * Speaker attribution (speakers.ts) scales some scores down; when it leaves the top's last under what a slot
+ * outside the dense top could score, a dense top 4 times deeper is fused, until none could.
  */
 export function searchNamespace(store: NamespaceStore, query: VectorQuery): VectorMatch[] {
   const weight = query.lexicalWeight ?? 0;
@@ -18,25 +22,55 @@ export function searchNamespace(store: NamespaceStore, query: VectorQuery): Vect
   const topK = Math.min(Math.floor(query.topK), store.size);
   const accepts = filterTest(store, query.filter);
   if (!accepts || !(topK > 0)) return dense;
-  const { slots, count, scores: lexical } = store.lexical.score(query.terms, accepts === ANY ? undefined : accepts);
+  // Before the query's own match: `score` reuses its result arrays.
+  const attribution = speakerFactors(store, query.speakers);
+  const lexical = store.lexical.score(query.terms, accepts === ANY ? undefined : accepts);
+  let top = dense;
+  for (let depth = topK; ; ) {
+    // A slot outside the dense top has a cosine of at most the top's last.
+    const denseFloor = top.length >= depth ? (top.at(-1)?.score ?? 0) : 0;
+    const found = fuse(store, query, { weight, topK, dense: top, denseFloor, lexical, attribution });
+    const last = found.at(-1)?.value ?? 0;
+    if (attribution === UNATTRIBUTED || denseFloor === 0 || found.length < topK || last >= (1 - weight) * denseFloor) {
+      return found.map(({ slot, value }) => {
+        const record = store.slots[slot] as { id: string; metadata: VectorMetadata };
+        return { id: record.id, score: Math.min(1, Math.max(0, value)), metadata: copy(record.metadata) };
+      });
+    }
+    depth *= 4;
+    top = searchDense(store, { ...query, topK: depth });
+  }
+}
 
+interface Fusion {
+  weight: number;
+  topK: number;
+  dense: VectorMatch[];
+  denseFloor: number;
+  lexical: LexicalMatches;
+  attribution: (slot: number) => number;
+}
+
+/** The best `topK` fused scores over the dense top and the lexical matches that could reach them, best first. */
+function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[] {
+  const { weight, topK, dense, denseFloor, attribution } = fusion;
+  const { slots, count, scores: lexical } = fusion.lexical;
   // Fused scores in the order they were computed (dense top first): ties keep that order when ranked.
   const fused: Fused[] = [];
   const chosen = store.marks;
   for (const match of dense) {
     const slot = store.idToSlot.get(match.id) as number;
     chosen[slot] = 1;
-    fused.push({ slot, value: (1 - weight) * match.score + weight * (lexical[slot] as number) });
+    fused.push({ slot, value: attribution(slot) * ((1 - weight) * match.score + weight * (lexical[slot] as number)) });
   }
   try {
     const best = new TopScores(topK, fused);
-    // A slot outside the dense top has a cosine of at most the top's last: with its lexical match, an upper bound.
-    const denseFloor = dense.length >= topK ? (dense.at(-1)?.score ?? 0) : 0;
     const inverseQuery = inverseNorm(query.vector);
     const score = (slot: number) => {
       chosen[slot] = 1;
       const value =
-        (1 - weight) * exactScore(store, slot, query.vector, inverseQuery) + weight * (lexical[slot] as number);
+        attribution(slot) *
+        ((1 - weight) * exactScore(store, slot, query.vector, inverseQuery) + weight * (lexical[slot] as number));
       fused.push({ slot, value });
       best.offer(value);
     };
@@ -56,13 +90,7 @@ export function searchNamespace(store: NamespaceStore, query: VectorQuery): Vect
   } finally {
     for (const { slot } of fused) chosen[slot] = 0;
   }
-  return fused
-    .sort((a, b) => b.value - a.value)
-    .slice(0, topK)
-    .map(({ slot, value }) => {
-      const record = store.slots[slot] as { id: string; metadata: VectorMetadata };
-      return { id: record.id, score: Math.min(1, Math.max(0, value)), metadata: copy(record.metadata) };
-    });
+  return fused.sort((a, b) => b.value - a.value).slice(0, topK);
 }
 
 interface Fused {

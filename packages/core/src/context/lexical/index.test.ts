@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { chunkTerms, lexicalTermIdsOf, lexicalTermsOf, NO_NEIGHBOURS, queryTermFrequencies, termId } from './index.ts';
+import {
+  chunkTerms,
+  lexicalTermIdsOf,
+  lexicalTermsOf,
+  NO_NEIGHBOURS,
+  querySpeakerIds,
+  queryTermFrequencies,
+  SPOKEN_TERM,
+  speakerTermIdsOf,
+  termId,
+} from './index.ts';
 
 const frequencies = (sparse: { indices: number[]; values: number[] }) =>
   Object.fromEntries(sparse.indices.map((index, i) => [index, sparse.values[i]]));
@@ -56,6 +66,33 @@ describe('lexical terms', () => {
     });
     expect(frequencies(question?.contextTerms as never)).toEqual({ [termId('patterson')]: 0.15 });
     expect(frequencies(next?.contextTerms as never)).toEqual({ [termId('patterson')]: 0.45 });
+  });
+
+  it('gives a turn opened by a speaker label its speaker’s markers, its own only, apart from the words', () => {
+    const [caroline] = querySpeakerIds('Caroline');
+    const [dr, smith] = [querySpeakerIds('Dr')[0], querySpeakerIds('Smith')[0]];
+    expect(speakerTermIdsOf('Caroline: I painted a mural.')).toEqual([SPOKEN_TERM, caroline]);
+    expect(speakerTermIdsOf('  Dr Smith: take two.')).toEqual([SPOKEN_TERM, dr, smith]);
+    // Not labels: a time, a URL, a sentence before its colon, a lower-case word.
+    for (const text of ['10:30 meeting', 'Https://example.com', 'We met at noon: it rained', 'note: milk', 'Hi'])
+      expect(speakerTermIdsOf(text)).toEqual([]);
+    expect(caroline).not.toBe(termId('carolin')); // never the word's own term
+    const [first, second] = chunkTerms(['Caroline: painted a mural', 'Melanie: lovely'], {
+      span: 1,
+      before: 0.5,
+      after: 0.5,
+    });
+    expect(frequencies(first?.terms as never)).toEqual({
+      [termId('carolin')]: 1,
+      [caroline as number]: 1,
+      [SPOKEN_TERM]: 1,
+      [termId('paint')]: 1,
+      [termId('mural')]: 1,
+    });
+    // The neighbour's words are lent, not its speaker.
+    expect(frequencies(second?.contextTerms as never)).not.toHaveProperty(String(caroline));
+    expect(frequencies(second?.contextTerms as never)).not.toHaveProperty(String(SPOKEN_TERM));
+    expect(frequencies(second?.contextTerms as never)).toHaveProperty(String(termId('carolin')), 0.5);
   });
 
   it('with weights or span 0 a text has no context', () => {

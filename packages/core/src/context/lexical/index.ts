@@ -1,4 +1,5 @@
 import type { SparseValues } from '../ports.ts';
+import { speakerTermIdsOf } from './speakers.ts';
 import { TermTable } from './term-table.ts';
 import { lexicalTermIdsOf } from './terms.ts';
 
@@ -9,6 +10,7 @@ export {
   saturatedFrequency,
   saturatedFrequencyAt,
 } from './bm25.ts';
+export { querySpeakerIds, SPOKEN_TERM, speakerTermIdsOf } from './speakers.ts';
 export { lexicalTermIdsOf, lexicalTermsOf, termId } from './terms.ts';
 
 /** How a chunk's neighbours lend it their terms (defaults chosen on LoCoMo's development split, bench/EVAL.md). */
@@ -51,18 +53,23 @@ export interface ChunkTerms {
 /**
  * The terms of each text of a sequence (the chunks of one add, in order): its own, each occurrence counting 1, and
  * as context those of its neighbours within `window.span`, each counting `window.before` (a text before it) or
- * `window.after` (a text after it). A chunk is matched only
+ * `window.after` (a text after it). A text opening with a speaker label ("Caroline: …") also holds its speaker's
+ * markers (speakerTermIdsOf), its own only. A chunk is matched only
  * by its own words; its neighbours' then strengthen the match (a turn of a conversation that names the subject
  * once is found by the question's other words in the turns around it), and never make an unrelated chunk match.
  */
 export function chunkTerms(texts: readonly string[], window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW): ChunkTerms[] {
   // Each text is tokenised once; its neighbours reuse its term ranks.
   const ids = texts.map(lexicalTermIdsOf);
-  const table = new TermTable(ids);
+  // A text's speaker (a label opening it) is its own: a neighbour's turn is not spoken by it.
+  const speakers = texts.map(speakerTermIdsOf);
+  const table = new TermTable([...ids, ...speakers]);
   const ranks = ids.map((list) => table.ranks(list));
   const lends = (window.before > 0 || window.after > 0) && window.span > 0;
   return ranks.map((own, position) => {
     table.add(own, 1);
+    const speaker = speakers[position] as number[];
+    if (speaker.length > 0) table.add(table.ranks(speaker), 1);
     const result: ChunkTerms = { terms: table.take() };
     if (lends) {
       const from = Math.max(0, position - window.span);

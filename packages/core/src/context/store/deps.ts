@@ -9,12 +9,23 @@ import type { ContextRepository, Embedder, VectorIndex } from '../ports.ts';
  */
 export const DEFAULT_LEXICAL_WEIGHT = 0.8;
 
+/**
+ * What a chunk spoken by someone a query does not name keeps of its score when the query names a speaker of the
+ * tenant's turns (VectorQuery.speakers). On LoCoMo's development split, 96% of the evidence for a question naming
+ * one of the two speakers is that speaker's own turns; 0.6 lies between the best values of each half of the split
+ * (0.5 and 0.7) and raised recall@1/5/10 from 0.391/0.662/0.748 to 0.425/0.683/0.761 (bench/EVAL.md). Configurable
+ * (HYBRID_SPEAKER_FACTOR; 1 turns it off).
+ */
+export const DEFAULT_SPEAKER_FACTOR = 0.6;
+
 /** Hybrid retrieval settings; each has a default. */
 export interface RetrievalSettings {
   /** From 0 (dense only) to 1 (lexical only). */
   lexicalWeight?: number;
   /** How neighbouring chunks of one add lend their terms (DEFAULT_NEIGHBOUR_WINDOW). */
   neighbours?: NeighbourWindow;
+  /** From 0 to 1 (DEFAULT_SPEAKER_FACTOR); 1: a query's speakers change nothing. */
+  speakerFactor?: number;
 }
 
 export type StoreLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;

@@ -7,7 +7,13 @@ import { searchContext } from './search.ts';
 import { viewContext, viewDocuments } from './view.ts';
 
 export { MAX_DOCUMENT_CHARS, MAX_DOCUMENTS, parseModalities } from './add.ts';
-export { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, type RetrievalSettings, type StoreLog } from './deps.ts';
+export {
+  type ContextStoreDeps,
+  DEFAULT_LEXICAL_WEIGHT,
+  DEFAULT_SPEAKER_FACTOR,
+  type RetrievalSettings,
+  type StoreLog,
+} from './deps.ts';
 export { chunkIdOf, documentIdOf } from './ids.ts';
 export { DEFAULT_TOP_K, MAX_FETCH, MAX_QUERY_CHARS, MAX_TOP_K } from './search.ts';
 export { DEFAULT_VIEW_LIMIT, MAX_VIEW_LIMIT } from './view.ts';

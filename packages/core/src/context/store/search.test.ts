@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createFailingIndex } from '../../../../../test/support/context-fakes.ts';
 import { createMemoryIndex, createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
 import type { Principal } from '../../auth/index.ts';
+import { querySpeakerIds } from '../lexical/index.ts';
 import type { Embedder, VectorIndex, VectorQuery } from '../ports.ts';
 import { createContextStore } from './index.ts';
 
@@ -113,6 +114,9 @@ describe('search: the band applies before top_k (DESIGN.md section 3)', () => {
     expect(query?.lexicalWeight).toBe(0.8);
     expect(query?.terms?.indices).toHaveLength(2); // "visit" and "alpha"
     expect(query?.terms?.values).toEqual([1, 1]);
+    // Its words as speaker markers: a match spoken by none of them keeps 0.6 when some chunk is (hybrid.ts).
+    expect(query?.speakers).toEqual({ terms: querySpeakerIds('Visited alpha'), factor: 0.6 });
+    expect(query?.speakers?.terms).toHaveLength(2);
   });
 });
 

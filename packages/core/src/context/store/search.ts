@@ -1,10 +1,10 @@
 import type { Principal, TenantKey } from '../../auth/index.ts';
 import { invalid } from '../../errors/index.ts';
-import { queryTermFrequencies } from '../lexical/index.ts';
+import { querySpeakerIds, queryTermFrequencies } from '../lexical/index.ts';
 import type { SparseValues, VectorFilter, VectorMatch, VectorQuery } from '../ports.ts';
 import type { SearchHit, SearchInput } from '../service.ts';
 import { readScope } from './access.ts';
-import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, indexingFailed } from './deps.ts';
+import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, DEFAULT_SPEAKER_FACTOR, indexingFailed } from './deps.ts';
 import { visibleChunks } from './visibility.ts';
 
 export const MAX_QUERY_CHARS = 10_000;
@@ -78,6 +78,9 @@ export async function searchContext(
   if (tenants.length === 0) return [];
   const lexicalWeight = deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT;
   const terms = lexicalWeight > 0 ? queryTermFrequencies(input.query) : undefined;
+  const speakerFactor = deps.retrieval?.speakerFactor ?? DEFAULT_SPEAKER_FACTOR;
+  const speakers =
+    terms && speakerFactor < 1 ? { terms: querySpeakerIds(input.query), factor: speakerFactor } : undefined;
   let vector: Float32Array;
   try {
     [vector] = (await deps.embedder.embed([input.query], 'query')) as [Float32Array];
@@ -89,7 +92,14 @@ export async function searchContext(
   // In-band matches not read yet, best first (equal scores in the order the tenants returned them).
   let unread: Candidate[] = [];
   for (let fetch = topK; ; fetch = Math.min(MAX_FETCH, fetch * WIDENING)) {
-    const perTenant = await queryTenants(deps, tenants, { vector, topK: fetch, filter, terms, lexicalWeight });
+    const perTenant = await queryTenants(deps, tenants, {
+      vector,
+      topK: fetch,
+      filter,
+      terms,
+      lexicalWeight,
+      speakers,
+    });
     const fresh = perTenant
       .flat()
       .filter((match) => match.score >= min && match.score <= max && !seen.has(`${match.tenant}\u0000${match.id}`));
