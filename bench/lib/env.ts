@@ -84,6 +84,9 @@ export async function startBenchEnv({
     AUTH_JWT_SECRET: SECRET,
     PROXY_ALLOW_PRIVATE_TARGETS: 'true',
     NODE_NO_WARNINGS: '1',
+    // Search's visibility cache (README "Configuration"), when the run sets it: `SEARCH_CACHE_MB=0 npm run bench`
+    // measures search reading every hit's rows, for a before/after on the same corpus and machine.
+    ...(process.env.SEARCH_CACHE_MB === undefined ? {} : { SEARCH_CACHE_MB: process.env.SEARCH_CACHE_MB }),
   });
   const key = corpusKey(corpora.map((corpus) => corpus.size));
   const cached = reseed ? undefined : restoreCorpus<SeedReport>(key, dataDir);

@@ -250,6 +250,31 @@ export function contextRepositoryConformance(
       expect(await repository.deleteChildrenWhile('missing', ids, 'deleting')).toBe(false);
     });
 
+    it('keeps a visibility generation per tenant: 0 until bumped, and every bump counts, concurrent ones too', async () => {
+      const repository = await factory();
+      const [a, b, c] = [`user:${fresh()}`, `org:${fresh()}`, `org:${fresh()}`] as const satisfies TenantKey[];
+      expect(await repository.readGenerations([a, b])).toEqual(
+        new Map([
+          [a, 0],
+          [b, 0],
+        ]),
+      );
+      await repository.bumpGenerations([a]);
+      await Promise.all([repository.bumpGenerations([b, a, a]), repository.bumpGenerations([b])]);
+      expect(await repository.readGenerations([c, b, a])).toEqual(
+        new Map([
+          [c, 0],
+          [b, 2],
+          [a, 2],
+        ]),
+      );
+      // A generation is not a record: no listing shows it.
+      expect((await repository.listByTenant(a, { limit: 10 })).items).toEqual([]);
+      expect((await repository.listUnsettled({ before: '9999', limit: 1000 })).items).not.toContainEqual(
+        expect.objectContaining({ tenant: a }),
+      );
+    });
+
     it('counts attempts per record; a missing record counts 0', async () => {
       const repository = await factory();
       const record = recordFor({ status: 'pending', indexed: false });

@@ -107,7 +107,15 @@ export async function startSecurityHarness({
     let start: Record<string, unknown> | undefined;
     do {
       const page = await table.documentClient.send(
-        new ScanCommand({ TableName: table.tableName, Select: 'COUNT', ExclusiveStartKey: start }),
+        new ScanCommand({
+          TableName: table.tableName,
+          Select: 'COUNT',
+          // Records, sessions and replays; not the tenants' visibility generations (one counter per tenant that
+          // ever hid a record, kept for good: docs/ARCHITECTURE.md, "Record states and visibility").
+          FilterExpression: 'sk <> :generation',
+          ExpressionAttributeValues: { ':generation': 'generation' },
+          ExclusiveStartKey: start,
+        }),
       );
       count += page.Count ?? 0;
       start = page.LastEvaluatedKey;

@@ -55,6 +55,7 @@ const byKey = (keyOf: (record: ContextRecord) => string) => (a: ContextRecord, b
 
 export function createMemoryRepository(clock: { now(): Date }) {
   const rows = new Map<string, ContextRecord>();
+  const generations = new Map<TenantKey, number>();
   const copy = (record: ContextRecord) => structuredClone(record);
 
   /** Newest first, as the byTenant/byOwner/documentsByTenant indexes are read. */
@@ -160,8 +161,16 @@ export function createMemoryRepository(clock: { now(): Date }) {
       row.attempts += 1;
       return row.attempts;
     },
+    async readGenerations(tenants) {
+      await turn();
+      return new Map(tenants.map((tenant) => [tenant, generations.get(tenant) ?? 0]));
+    },
+    async bumpGenerations(tenants) {
+      await turn();
+      for (const tenant of new Set(tenants)) generations.set(tenant, (generations.get(tenant) ?? 0) + 1);
+    },
   };
-  return { repository, rows };
+  return { repository, rows, generations };
 }
 
 function cosine(a: Float32Array, b: Float32Array): number {

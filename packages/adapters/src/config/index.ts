@@ -70,6 +70,8 @@ export const ConfigSchema = z.object({
   PROXY_TOTAL_TIMEOUT_MS: z.coerce.number().int().positive().default(280_000),
 
   CHAT_TTL_DAYS: z.coerce.number().positive().default(30),
+  // Per process: the context store's cache of chunks search found visible (README "Configuration"); 0 turns it off.
+  SEARCH_CACHE_MB: z.coerce.number().min(0).max(4096).default(16),
   // Hybrid retrieval (README "Search score"); defaults chosen on LoCoMo's development split (bench/EVAL.md).
   HYBRID_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).optional(),
   // What a neighbouring chunk's term counts for: BEFORE for a chunk before it, AFTER for one after it; the older

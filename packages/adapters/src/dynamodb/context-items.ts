@@ -8,6 +8,11 @@ export const RECORD_SORT_KEY = 'ctx';
 export const UNSETTLED_PARTITION = 'ctx#unsettled';
 
 export const recordKey = (id: string) => ({ pk: `ctx#${id}`, sk: RECORD_SORT_KEY });
+/**
+ * A tenant's visibility generation (context-generations.ts): its own sort key, so it can never be a record's item,
+ * and no index attributes, so no listing sees it.
+ */
+export const generationKey = (tenant: TenantKey) => ({ pk: `ctx#generation#${tenant}`, sk: 'generation' });
 export const tenantPartition = (tenant: TenantKey) => `ctx#${tenant}`;
 export const ownerPartition = (userId: string) => `ctx#owner#${userId}`;
 /** Newest-first order inside a partition; the id breaks ties between records created at the same instant. */

@@ -4,6 +4,7 @@
  *   item                      pk            sk    gsi1 byTenant          gsi2 byOwner            gsi3 documentsByTenant  gsi4 unsettled
  *   document or chunk record  ctx#<id>      ctx   ctx#<tenant>           ctx#owner#<user_id>     (documents only)        ctx#unsettled
  *                                                 <createdAt>#<id>       <createdAt>#<id>        ctx#<tenant>, same sk   <updatedAt>#<id>
+ *   tenant generation         ctx#generation#<tenant>  generation  (in no index: `tenant`, `generation`, a counter)
  *
  * - One item per record, addressed by id alone (search reads hits by id in one BatchGet). Record fields are stored as
  *   they are; a chunk's `content` equals its `text` and is stored once.
@@ -26,6 +27,7 @@ import {
 import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus, SearchRecord } from '@memgate/core';
 import { batchGet, batchWrite } from './batch.ts';
 import { createAbsent } from './context-creation.ts';
+import { bumpGenerations, readGenerations } from './context-generations.ts';
 import {
   fromItem,
   isUnsettled,
@@ -256,6 +258,14 @@ export function createDynamoContextRepository({
         cursor,
         limit,
       );
+    },
+
+    readGenerations(tenants) {
+      return readGenerations(client, tableName, tenants);
+    },
+
+    bumpGenerations(tenants) {
+      return bumpGenerations(client, tableName, tenants);
     },
 
     async countAttempt(id) {

@@ -39,6 +39,7 @@ export function createContextServices(
     clock: inputs.clock,
     log: inputs.log,
     retrieval: retrievalSettings(inputs.config),
+    visibilityCacheBytes: Math.round(inputs.config.SEARCH_CACHE_MB * 1024 * 1024),
   });
   return { store, repository };
 }

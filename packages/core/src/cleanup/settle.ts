@@ -1,6 +1,7 @@
 import { chunkTerms, NO_NEIGHBOURS } from '../context/lexical/index.ts';
 import type { ContextRecord } from '../context/record.ts';
 import { removeDeleting } from '../context/store/removal.ts';
+import { bumpAfterHiding } from '../context/store/visibility-cache.ts';
 import type { CleanupOptions, CleanupReport } from './ports.ts';
 import { byTenant, deleteVectorsOf, vectorItemOf } from './vectors.ts';
 
@@ -108,10 +109,13 @@ export function createSettler(settings: Settings, report: CleanupReport) {
   /**
    * Vectors first, rows last (a crash in between leaves rows in `deleting`, which the next run finishes), each
    * record re-read first and removed only while still `deleting`: the list came from the unsettled index a while
-   * ago, and the same document may have been added again since (removeDeleting says how).
+   * ago, and the same document may have been added again since (removeDeleting says how). Their tenants' generations
+   * are bumped first (cheap, and deletions are few): a delete whose bump failed after it hid them answered 500, and
+   * until this bump another process's search cache may still show them. A failed bump leaves them for the next run.
    */
   async function finishDeletions(records: readonly ContextRecord[]): Promise<void> {
     if (records.length === 0) return;
+    await bumpAfterHiding(repository, records);
     const staleBefore = new Date(settings.clock.now().getTime() - settings.staleAfterMs).toISOString();
     const removal = await removeDeleting(
       settings,

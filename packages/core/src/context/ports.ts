@@ -148,4 +148,14 @@ export interface ContextRepository {
   listUnsettled(options: { before: string; cursor?: string; limit: number }): Promise<Page<ContextRecord>>;
   /** Increments the cleanup's re-index attempt counter; returns the new count. */
   countAttempt(id: string): Promise<number>;
+  /**
+   * The visibility generation of each tenant, strongly consistent; 0 for a tenant never bumped. Search reads it before
+   * reading rows, to know which of its cached visible chunks still hold (store/visibility-cache.ts).
+   */
+  readGenerations(tenants: readonly TenantKey[]): Promise<Map<TenantKey, number>>;
+  /**
+   * Adds one to the generation of each tenant (atomic: two concurrent bumps count twice). Every path that hides a
+   * record calls it after the hiding write and before it answers.
+   */
+  bumpGenerations(tenants: readonly TenantKey[]): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, indexingFailed } from '.
 import { isChunkOf } from './ids.ts';
 import { type BuiltDocument, buildDocument, chainDocuments } from './records.ts';
 import { removeDeleting } from './removal.ts';
+import { bumpAfterHiding } from './visibility-cache.ts';
 import { writeDocuments } from './write.ts';
 
 export const MAX_DOCUMENTS = 100;
@@ -128,7 +129,10 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
     for (const record of [item.document, ...item.chunks]) record.createdAt = old.createdAt;
   }
   const stale = staleChunks(existing, unique);
-  if (stale.length > 0) await deps.repository.transition(stale, ['pending', 'indexed', 'failed'], 'deleting');
+  if (stale.length > 0) {
+    await deps.repository.transition(stale, ['pending', 'indexed', 'failed'], 'deleting');
+    await bumpAfterHiding(deps.repository, [{ tenant }]);
+  }
 
   const documents = [...unique.values()].map((item) => item.document);
   const chunks = [...unique.values()].flatMap((item) => item.chunks);

@@ -5,6 +5,7 @@ import type { DeleteInput } from '../service.ts';
 import { requireActingFor, requireMembership } from './access.ts';
 import type { ContextStoreDeps } from './deps.ts';
 import { removeDeleting } from './removal.ts';
+import { bumpAfterHiding } from './visibility-cache.ts';
 
 const LIVE: readonly RecordStatus[] = ['pending', 'indexed', 'failed'];
 const PAGE = 500;
@@ -24,16 +25,22 @@ function narrowing(principal: Principal, input: DeleteInput): Narrowing {
   return { ownerId, tenants: orgTenants ?? principal.orgs.map((org) => tenantOf(ownerId, org)) };
 }
 
-/** The records `by_id` names: the record, and all its chunks when it is a document. */
+/**
+ * The record `by_id` names (a document hides its chunks), also when already `deleting`: then this delete moves
+ * nothing but still bumps its tenant's generation before answering (deleteContext says why).
+ */
 async function targetsById(deps: ContextStoreDeps, principal: Principal, input: DeleteInput, scope: Narrowing) {
   const record = await deps.repository.get(input.source as string);
-  if (!record || record.status === 'deleting' || !scope.tenants.includes(record.tenant)) return [];
+  if (!record || !scope.tenants.includes(record.tenant)) return [];
   if (input.user_id != null && record.user_id !== input.user_id) return [];
   requireActingFor(principal, record.user_id);
   return [record];
 }
 
-/** The documents `by_doc` names: those whose source or file name equals `source`, owned by the narrowed user. */
+/**
+ * The documents `by_doc` names: those whose source or file name equals `source`, owned by the narrowed user (also
+ * those already `deleting`, for deleteContext's bump).
+ */
 async function targetsByDocument(deps: ContextStoreDeps, input: DeleteInput, scope: Narrowing) {
   const found: ContextRecord[] = [];
   for (const tenant of scope.tenants) {
@@ -42,7 +49,7 @@ async function targetsByDocument(deps: ContextStoreDeps, input: DeleteInput, sco
       const page = await deps.repository.listByTenant(tenant, { documentsOnly: true, limit: PAGE, cursor });
       for (const record of page.items) {
         const named = record.source === input.source || record.metadata.file_name === input.source;
-        if (named && record.user_id === scope.ownerId && record.status !== 'deleting') found.push(record);
+        if (named && record.user_id === scope.ownerId) found.push(record);
       }
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
@@ -55,7 +62,10 @@ async function targetsByDocument(deps: ContextStoreDeps, input: DeleteInput, sco
  * hides its chunks), then removes vectors, then rows (removeDeleting: never rows the same document got again
  * meanwhile). A lone chunk stays listed in its document's children (no unconditional rewrite of the document, which
  * could race a concurrent delete); readers skip ids with no row. Once hidden the delete is acknowledged: a later
- * failure is left to the cleanup, which finishes from the `deleting` rows.
+ * failure is left to the cleanup, which finishes from the `deleting` rows. Before it answers, the delete bumps the
+ * generation of the tenants it hid records in (visibility-cache.ts), also when it found them `deleting` already: a
+ * concurrent delete, or an earlier attempt whose bump failed, hid them and may not have bumped yet, and this 204 too
+ * promises they are never returned again.
  */
 export async function deleteContext(deps: ContextStoreDeps, principal: Principal, input: DeleteInput): Promise<void> {
   if (typeof input.source !== 'string' || input.source === '') {
@@ -67,11 +77,9 @@ export async function deleteContext(deps: ContextStoreDeps, principal: Principal
   const targets = byId ? await targetsById(deps, principal, input, scope) : await targetsByDocument(deps, input, scope);
   if (targets.length === 0) return;
 
-  const hidden = await deps.repository.transition(
-    targets.map((record) => record._id),
-    LIVE,
-    'deleting',
-  );
+  const live = targets.filter((record) => record.status !== 'deleting').map((record) => record._id);
+  const hidden = live.length > 0 ? await deps.repository.transition(live, LIVE, 'deleting') : [];
+  await bumpAfterHiding(deps.repository, targets);
   if (hidden.length === 0) return;
   try {
     await removeDeleting(deps, hidden);

@@ -36,6 +36,11 @@ export interface ContextStoreDeps {
   embedder: Embedder;
   clock: Clock;
   retrieval?: RetrievalSettings;
+  /**
+   * Bytes of visible chunks search may show again without reading their rows, while their tenant's generation holds
+   * (visibility-cache.ts); default DEFAULT_VISIBILITY_CACHE_BYTES, 0 turns the cache off.
+   */
+  visibilityCacheBytes?: number;
   /** Where work left to the cleanup is reported (a delete whose vector removal failed). */
   log?: StoreLog;
 }

@@ -5,6 +5,7 @@ import type { ContextStoreDeps } from './deps.ts';
 import { originsOf } from './origins.ts';
 import { searchContext } from './search.ts';
 import { viewContext, viewDocuments } from './view.ts';
+import { createVisibilityCache, DEFAULT_VISIBILITY_CACHE_BYTES } from './visibility-cache.ts';
 
 export { MAX_DOCUMENT_CHARS, MAX_DOCUMENTS, parseModalities } from './add.ts';
 export {
@@ -17,6 +18,7 @@ export {
 export { chunkIdOf, documentIdOf } from './ids.ts';
 export { DEFAULT_TOP_K, MAX_FETCH, MAX_QUERY_CHARS, MAX_TOP_K } from './search.ts';
 export { DEFAULT_VIEW_LIMIT, MAX_VIEW_LIMIT } from './view.ts';
+export { DEFAULT_VISIBILITY_CACHE_BYTES } from './visibility-cache.ts';
 
 /**
  * The context store over a repository (rows), a vector index and an embedder (DESIGN.md section 3).
@@ -24,15 +26,17 @@ export { DEFAULT_VIEW_LIMIT, MAX_VIEW_LIMIT } from './view.ts';
  * chunk rows, then vectors, then the document row, each once (a document that exists is claimed first with a
  * `pending` row, write.ts); a delete moves documents to `deleting` first, then removes vectors, then chunk rows
  * (the document row goes with the cleanup). Search and view show a chunk only when it and its document are
- * `indexed`, and search checks every vector hit against the rows, so a stale vector never shows.
+ * `indexed`, and search checks every vector hit against the rows, so a stale vector never shows. A chunk found
+ * visible is cached in this store (this process) for as long as its tenant's generation holds: every hide bumps it.
  */
 export function createContextStore(deps: ContextStoreDeps): ContextStore {
+  const cache = createVisibilityCache({ maxBytes: deps.visibilityCacheBytes ?? DEFAULT_VISIBILITY_CACHE_BYTES });
   return {
     add: function add(principal, input) {
       return addDocuments(deps, principal, input);
     },
     search: function search(principal, input) {
-      return searchContext(deps, principal, input);
+      return searchContext(deps, cache, principal, input);
     },
     delete: function remove(principal, input) {
       return deleteContext(deps, principal, input);

@@ -2,6 +2,7 @@ import { byTenant, vectorItemOf } from '../../cleanup/vectors.ts';
 import type { ContextRepository, Embedder, VectorIndex } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import { isChunkOf } from './ids.ts';
+import { bumpAfterHiding } from './visibility-cache.ts';
 
 export interface RemovalDeps {
   repository: ContextRepository;
@@ -81,10 +82,16 @@ export async function removeDeleting(
     } catch (error) {
       // Without its vectors a visible document would silently stop being found: hide it again as `pending`, which
       // the cleanup re-indexes (a record still pending is its add's to finish).
-      await deps.repository.transition(
-        revived.filter((record) => record.status === 'indexed').map((record) => record._id),
-        ['indexed'],
-        'pending',
+      const hidden = new Set(
+        await deps.repository.transition(
+          revived.filter((record) => record.status === 'indexed').map((record) => record._id),
+          ['indexed'],
+          'pending',
+        ),
+      );
+      await bumpAfterHiding(
+        deps.repository,
+        revived.filter((record) => hidden.has(record._id)),
       );
       throw error;
     }

@@ -2,6 +2,7 @@ import type { TenantKey } from '../../auth/index.ts';
 import type { VectorItem } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import { type ContextStoreDeps, indexingFailed } from './deps.ts';
+import { bumpAfterHiding } from './visibility-cache.ts';
 
 /** What one add writes: its documents, their chunks (in the same order as `vectors`), and the chunks' vectors. */
 export interface AddWrite {
@@ -73,7 +74,8 @@ async function writeNewDocuments(deps: ContextStoreDeps, write: AddWrite): Promi
  * hides the old version and takes the document out of `deleting`, so a removal in progress stops deleting its
  * chunk rows (they are deleted only while it is `deleting`) and gives back the vectors it took. Then chunk rows,
  * vectors, and the move to `indexed`, conditional on `pending`: a delete meanwhile wins. A failure before it leaves
- * the documents `pending`, which the cleanup re-indexes.
+ * the documents `pending`, which the cleanup re-indexes. The claim hides the old version: the tenant's generation is
+ * bumped right after it, so no cache shows the old version's chunks meanwhile (visibility-cache.ts).
  */
 async function writeReplacingDocuments(deps: ContextStoreDeps, write: AddWrite): Promise<void> {
   for (const document of write.documents) {
@@ -81,6 +83,7 @@ async function writeReplacingDocuments(deps: ContextStoreDeps, write: AddWrite):
     document.indexed = false;
   }
   await deps.repository.putMany(write.documents);
+  await bumpAfterHiding(deps.repository, write.documents);
   await chunkRowsThenVectors(deps, write);
   await deps.repository.transition(
     write.documents.map((document) => document._id),
