@@ -20,6 +20,8 @@ import { createLocalVectorIndex } from './vector-index/index.ts';
 export interface RunningServer {
   url: string;
   dynamoEndpoint: string;
+  /** Resolves once the work requests left behind is done: captured exchanges stored, vectors in their graphs. */
+  settled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -87,6 +89,10 @@ export async function startLocalServer(
     return {
       url: `http://127.0.0.1:${port}`,
       dynamoEndpoint: endpoint,
+      async settled() {
+        await background.idle();
+        await vectorIndex.idle();
+      },
       async stop() {
         try {
           await new Promise<void>((done) => server.close(() => done()));

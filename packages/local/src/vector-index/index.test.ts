@@ -4,7 +4,7 @@ import type { VectorItem } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hybridIndexConformance } from '../../../../test/conformance/hybrid-index.ts';
 import { axisVector, metadataFor, vectorIndexConformance } from '../../../../test/conformance/vector-index.ts';
-import { closeOpenedIndexes, freshDir, openIndex } from './test-indexes.ts';
+import { closeOpenedIndexes, freshDir, openIndex, randomVectors } from './test-indexes.ts';
 
 afterEach(closeOpenedIndexes);
 
@@ -12,22 +12,16 @@ vectorIndexConformance('local (usearch)', () => openIndex(freshDir()));
 vectorIndexConformance('local (usearch), snapshot after every batch', () => openIndex(freshDir(), 1));
 hybridIndexConformance('local (usearch)', () => openIndex(freshDir()));
 hybridIndexConformance('local (usearch), snapshot after every batch', () => openIndex(freshDir(), 1));
-
-/** Deterministic pseudo-random unit vectors (xorshift), so failures reproduce. */
-function randomVectors(count: number, dimension: number, seed = 7): Float32Array[] {
-  let state = seed;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0xffffffff - 0.5;
-  };
-  return Array.from({ length: count }, () => {
-    const vector = Float32Array.from({ length: dimension }, next);
-    const norm = Math.hypot(...vector);
-    return vector.map((value) => value / norm);
-  });
-}
+// Every vector outside the graph (searched exactly), and every vector in it before its write returns.
+const ungraphed = { maxUngraphed: Number.MAX_SAFE_INTEGER, graphInBackground: false };
+vectorIndexConformance('local (usearch), nothing in the graph', () => openIndex(freshDir(), undefined, ungraphed));
+vectorIndexConformance('local (usearch), nothing in the graph, snapshot after every batch', () =>
+  openIndex(freshDir(), 1, ungraphed),
+);
+hybridIndexConformance('local (usearch), nothing in the graph', () => openIndex(freshDir(), undefined, ungraphed));
+vectorIndexConformance('local (usearch), graphed before returning', () =>
+  openIndex(freshDir(), undefined, { maxUngraphed: 0 }),
+);
 
 function bruteForce(items: readonly VectorItem[], query: Float32Array, topK: number): string[] {
   const dot = (a: Float32Array) => a.reduce((sum, value, i) => sum + value * (query[i] as number), 0);
@@ -181,7 +175,8 @@ describe('local vector index', () => {
 
   it('snapshots when the journal grows, and keeps only the current generation on disk', async () => {
     const dir = freshDir();
-    const index = await openIndex(dir, 1);
+    // Each write waits for its vector to be in the graph, so each snapshot after the first has a graph to save.
+    const index = await openIndex(dir, 1, { maxUngraphed: 0 });
     for (let i = 0; i < 3; i++) {
       await index.upsert('user:u1', [{ id: `a${i}`, values: axisVector(16, i), metadata: metadataFor() }]);
     }

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page, TenantKey, VectorIndex, VectorItem } from '@memgate/core';
 import { collectGarbage } from './collect-garbage.ts';
+import { BackgroundGraphing } from './graphing.ts';
 import { searchNamespace } from './hybrid.ts';
 import { encodeEntry, type JournalEntry, type JournalWriter, openJournal, readJournal } from './journal.ts';
 import {
@@ -17,6 +18,8 @@ import {
 import type { NamespaceStore } from './store.ts';
 
 export interface LocalVectorIndex extends VectorIndex {
+  /** Resolves once every vector written so far is in its namespace's graph (benchmarks: the work a write left). */
+  idle(): Promise<void>;
   /** Flushes to disk and releases the index. */
   close(): Promise<void>;
   /** The namespaces held in memory now (others are loaded on their next use). */
@@ -32,6 +35,14 @@ export interface LocalVectorIndexOptions {
    * use; 0 keeps every namespace loaded until `close`.
    */
   unloadIdleAfterMs?: number;
+  /**
+   * Vectors a namespace may hold outside its HNSW graph, searched exactly until the background inserts them
+   * (graphing.ts); a write that leaves more waits for the graph to catch up. 0: every write waits for its vectors
+   * to be in the graph.
+   */
+  maxUngraphed?: number;
+  /** False: no background insertion, vectors enter the graph only beyond `maxUngraphed` (tests). */
+  graphInBackground?: boolean;
 }
 
 interface OpenNamespace {
@@ -48,15 +59,20 @@ interface OpenNamespace {
  * use. Durability: every batch is appended to a journal before it is applied (write-ahead), so an acknowledged
  * write survives a crash of the process; snapshots (graph, vectors, records) bound the journal and make restarts
  * fast. The journal is not fsynced per batch: a power cut may lose the last moments, like DynamoDB Local beside it.
+ * Graph insertion, the dearest part of a write, is deferred (graphing.ts): a write's vectors are searched exactly
+ * until the background has put them in the graph, and a snapshot keeps which ones are not in it yet.
  * Local runs only: usearch is a native module that must never enter a Lambda bundle.
  */
 export async function createLocalVectorIndex({
   dir,
   snapshotAfterBytes = 32 * 1024 * 1024,
   unloadIdleAfterMs = 0,
+  maxUngraphed = 2048,
+  graphInBackground = true,
 }: LocalVectorIndexOptions): Promise<LocalVectorIndex> {
   mkdirSync(dir, { recursive: true });
   const namespaces = new Map<TenantKey, OpenNamespace>();
+  const graphing = new BackgroundGraphing({ maxUngraphed, background: graphInBackground });
   let closed = false;
   const unloader = unloadIdleAfterMs > 0 ? startUnloader() : undefined;
 
@@ -82,6 +98,11 @@ export async function createLocalVectorIndex({
     removeOtherGenerations(nsDir, manifest.generation);
     const store = readSnapshot(nsDir, manifest.generation, manifest.dimension);
     for (const entry of readJournal(journalPath(nsDir, manifest.generation), manifest.dimension)) apply(store, entry);
+    // A journal (or a snapshot taken while vectors waited) can leave many outside the graph: all but the bound
+    // are inserted now, as before deferral, so the first searches do not scan thousands of vectors.
+    const excess = store.graph.ungraphed.size - maxUngraphed;
+    if (excess > 0) store.insertIntoGraph(excess);
+    void graphing.afterWrite(store);
     const journal = openJournal(journalPath(nsDir, manifest.generation));
     const state = { dir: nsDir, manifest, store, journal, usedAt: Date.now() };
     namespaces.set(namespace, state);
@@ -104,6 +125,7 @@ export async function createLocalVectorIndex({
     for (const [namespace, state] of namespaces) {
       if (now - state.usedAt < unloadIdleAfterMs) continue;
       state.journal.close();
+      graphing.forget(state.store); // what may still wait for the graph is in the journal, staged again on reload
       namespaces.delete(namespace);
       unloaded++;
     }
@@ -150,6 +172,8 @@ export async function createLocalVectorIndex({
       const state = open(namespace, first.values.length) as OpenNamespace;
       checkDimensions(items, state.manifest.dimension);
       commit(state, { op: 'upsert', items: [...items] });
+      // Applied and searchable; the wait only keeps writes from outrunning the graph.
+      await graphing.afterWrite(state.store);
     },
 
     async query(namespace, query) {
@@ -194,10 +218,16 @@ export async function createLocalVectorIndex({
       return [...found].sort();
     },
 
+    idle() {
+      return graphing.idle();
+    },
+
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(unloader);
+      // Vectors still outside the graph are in the snapshot's records and vectors; loading stages them again.
+      graphing.stop();
       for (const state of namespaces.values()) {
         if (state.journal.bytes > 0) snapshot(state);
         state.journal.close();

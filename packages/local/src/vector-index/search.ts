@@ -85,19 +85,24 @@ export function searchDense(
 }
 
 /**
- * Graph candidates, rescored exactly: the graph stores 8-bit vectors (see store.ts), so it only proposes neighbours;
- * scores, and the order among them, come from the float32 copy, so the similarity band sees true cosines.
+ * The best `fetch` of the graph's candidates and of the vectors not in the graph yet (graph.ts), all rescored
+ * exactly: the graph stores 8-bit vectors, so it only proposes neighbours; scores, and the order among them, come
+ * from the float32 copy, so the similarity band sees true cosines. The vectors waiting for the graph (a bounded
+ * few thousand, graphing.ts) are scanned exactly, so a vector is found from the moment its write returned.
  */
 function searchGraph(store: NamespaceStore, vector: Float32Array, fetch: number, matches: SlotTest): VectorMatch[] {
-  const found = store.hnsw.search(vector, fetch, 1);
+  const found = store.graph.search(vector, fetch);
   const inverseQuery = inverseNorm(vector);
   const scored: Scored[] = [];
-  for (let i = 0; i < found.keys.length; i++) {
-    const slot = Number(found.keys[i]);
+  for (let i = 0; i < found.length; i++) {
+    const slot = Number(found[i]);
     if (store.slots[slot] === undefined || !matches(slot)) continue;
     scored.push({ slot, score: exactScore(store, slot, vector, inverseQuery) });
   }
-  return ranked(store, scored, scored.length);
+  for (const slot of store.graph.ungraphed) {
+    if (matches(slot)) scored.push({ slot, score: exactScore(store, slot, vector, inverseQuery) });
+  }
+  return ranked(store, scored, fetch);
 }
 
 function exactScan(

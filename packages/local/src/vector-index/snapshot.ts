@@ -69,12 +69,8 @@ export function writeManifest(dir: string, manifest: Manifest): void {
  * the manifest at it, so a crash mid-snapshot leaves the previous generation and its journal intact.
  */
 export function writeSnapshot(dir: string, generation: number, store: NamespaceStore): void {
-  // usearch 2.21 corrupts memory when an index saved with no live vectors is loaded and then added to:
-  // an empty namespace saves no graph, and loading starts a fresh one.
-  if (store.size > 0) {
-    store.hnsw.save(graphPath(dir, generation));
-    syncFile(graphPath(dir, generation));
-  }
+  // Vectors not in the graph yet are in the records and vectors only; loading stages them again (store.loadGraph).
+  if (store.graph.save(graphPath(dir, generation))) syncFile(graphPath(dir, generation));
   const slotCount = store.slots.length;
   const vectors = store.arena.subarray(0, slotCount * store.dimension);
   writeDurably(vectorsPath(dir, generation), Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength));
@@ -120,11 +116,7 @@ export function readSnapshot(dir: string, generation: number, dimension: number)
     }
   }
   store.collectFreeSlots(slotCount);
-  if (store.size > 0) {
-    store.hnsw.load(graphPath(dir, generation));
-    // The records are the truth: a graph that disagrees with them is rebuilt from the stored vectors.
-    if (store.hnsw.size() !== store.size) store.rebuildGraph();
-  }
+  store.loadGraph(graphPath(dir, generation));
   return store;
 }
 

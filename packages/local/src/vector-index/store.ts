@@ -1,6 +1,6 @@
 import type { VectorItem, VectorMetadata } from '@memgate/core';
-import usearch from 'usearch';
 import { postingKeysOf } from './filter.ts';
+import { DeferredGraph } from './graph.ts';
 import { LexicalPostings, type SlotTerms } from './lexical.ts';
 
 /**
@@ -15,28 +15,14 @@ export interface SlotRecord {
 /** What a slot is written from: its identity, and its term frequencies for the lexical half (absent: none). */
 export interface SlotInput extends SlotRecord, SlotTerms {}
 
-// HNSW parameters: usearch's defaults for connectivity, a wider search beam for better recall on filtered oversampling.
-// The graph holds 8-bit quantised vectors: a quarter of the memory, inserts ~40% and searches ~3x cheaper than float32
-// at 512 dimensions, with the same recall on lexical vectors; search.ts rescores what it proposes from the float32
-// arena, so scores stay exact. (A graph saved as float32 by an older version loads as such: usearch keeps the kind
-// a file was written with.)
-const CONNECTIVITY = 16;
-const EXPANSION_ADD = 128;
-const EXPANSION_SEARCH = 64;
 /**
- * Graph inserts run on the calling thread: usearch's automatic thread pool costs twice the CPU time on small
- * batches (measured 0.8 vs 0.4 ms per vector with 100-vector batches), and DynamoDB Local needs the other cores.
- */
-const ADD_THREADS = 1;
-
-/**
- * In-memory state of one namespace: the HNSW graph (usearch, keyed by slot number), a dense copy of the vectors
- * for exact scans, posting lists per metadata value for filters, and the lexical postings of its terms. Slots of deleted vectors are reused.
+ * In-memory state of one namespace: the HNSW graph (usearch, keyed by slot number) with the slots not in it yet
+ * (graph.ts), a dense copy of the vectors for exact scans, posting lists per metadata value for filters, and the lexical postings of its terms. Slots of deleted vectors are reused.
  * Everything here is synchronous, so each call is atomic with respect to other requests on the event loop.
  */
 export class NamespaceStore {
   readonly dimension: number;
-  hnsw: InstanceType<typeof usearch.Index>;
+  readonly graph: DeferredGraph;
   readonly slots: (SlotRecord | undefined)[] = [];
   readonly idToSlot = new Map<string, number>();
   readonly postings = new Map<string, Set<number>>();
@@ -53,7 +39,7 @@ export class NamespaceStore {
 
   constructor(dimension: number, capacity = 1024) {
     this.dimension = dimension;
-    this.hnsw = createGraph(dimension);
+    this.graph = new DeferredGraph(dimension);
     this.arena = new Float32Array(capacity * dimension);
     this.inverseNorms = new Float32Array(capacity);
     this.marks = new Uint8Array(capacity);
@@ -63,28 +49,30 @@ export class NamespaceStore {
     return this.idToSlot.size;
   }
 
-  /** Replaces vectors with the same id (removed from the graph, then added again), in one graph batch. */
+  /**
+   * Writes vectors, replacing those with the same id. They are searchable at once; the graph takes them later
+   * (`insertIntoGraph`), until then searches scan them exactly.
+   */
   upsert(items: readonly VectorItem[]): void {
     const latest = new Map<string, VectorItem>();
     for (const item of items) latest.set(item.id, item); // last one wins inside a batch
-    const keys = new BigUint64Array(latest.size);
-    const matrix = new Float32Array(latest.size * this.dimension);
-    let row = 0;
     for (const item of latest.values()) {
       let slot = this.idToSlot.get(item.id);
+      const replacing = slot !== undefined;
       if (slot === undefined) {
         slot = this.free.pop() ?? this.slots.length;
         this.ensureCapacity(slot + 1);
       } else {
         this.unlinkPostings(slot);
-        this.hnsw.remove(BigInt(slot));
       }
       this.place(slot, item, item.values);
-      keys[row] = BigInt(slot);
-      matrix.set(item.values, row * this.dimension);
-      row++;
+      this.graph.stage(slot, replacing);
     }
-    if (row > 0) this.hnsw.add(keys, matrix, ADD_THREADS);
+  }
+
+  /** Inserts up to `limit` of the vectors written since into the graph, oldest first; how many it inserted. */
+  insertIntoGraph(limit: number): number {
+    return this.graph.insert(limit, (slot) => this.vectorAt(slot));
   }
 
   delete(ids: readonly string[]): void {
@@ -92,7 +80,7 @@ export class NamespaceStore {
       const slot = this.idToSlot.get(id);
       if (slot === undefined) continue;
       this.unlinkPostings(slot);
-      this.hnsw.remove(BigInt(slot));
+      this.graph.drop(slot);
       this.idToSlot.delete(id);
       this.slots[slot] = undefined;
       this.free.push(slot);
@@ -124,14 +112,13 @@ export class NamespaceStore {
     for (let slot = slotCount - 1; slot >= 0; slot--) if (this.slots[slot] === undefined) this.free.push(slot);
   }
 
-  /** Replaces the graph with one built from the live vectors (recovery when a saved graph is unusable). */
-  rebuildGraph(): void {
-    this.hnsw = createGraph(this.dimension);
-    const slots = [...this.idToSlot.values()];
-    const keys = BigUint64Array.from(slots, (slot) => BigInt(slot));
-    const matrix = new Float32Array(slots.length * this.dimension);
-    for (const [row, slot] of slots.entries()) matrix.set(this.vectorAt(slot), row * this.dimension);
-    if (slots.length > 0) this.hnsw.add(keys, matrix, 0);
+  /**
+   * After restoring: the graph saved at `path` (if any), the live slots it lacks staged for insertion; a graph
+   * holding slots that are not live is rebuilt from the live vectors (the records are the truth).
+   */
+  loadGraph(path: string): void {
+    const live = [...this.idToSlot.values()];
+    if (!this.graph.load(path, live)) this.graph.rebuild(live, (slot) => this.vectorAt(slot));
   }
 
   vectorAt(slot: number): Float32Array {
@@ -245,16 +232,4 @@ function sameMetadata(a: VectorMetadata, b: VectorMetadata): boolean {
     } else if (x !== y) return false;
   }
   return true;
-}
-
-function createGraph(dimension: number): InstanceType<typeof usearch.Index> {
-  return new usearch.Index({
-    dimensions: dimension,
-    metric: usearch.MetricKind.Cos,
-    connectivity: CONNECTIVITY,
-    expansion_add: EXPANSION_ADD,
-    expansion_search: EXPANSION_SEARCH,
-    quantization: usearch.ScalarKind.I8,
-    multi: false,
-  });
 }

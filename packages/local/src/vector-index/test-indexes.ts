@@ -29,3 +29,19 @@ export async function openIndex(
 export async function closeOpenedIndexes(): Promise<void> {
   await Promise.all(opened.splice(0).map((index) => index.close()));
 }
+
+/** Deterministic pseudo-random unit vectors (xorshift), so failures reproduce. */
+export function randomVectors(count: number, dimension: number, seed = 7): Float32Array[] {
+  let state = seed;
+  const next = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 0xffffffff - 0.5;
+  };
+  return Array.from({ length: count }, () => {
+    const vector = Float32Array.from({ length: dimension }, next);
+    const norm = Math.hypot(...vector);
+    return vector.map((value) => value / norm);
+  });
+}
