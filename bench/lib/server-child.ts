@@ -1,8 +1,9 @@
 /**
  * Child-process entry of the benchmark: runs the local server (the DynamoDB at DYNAMODB_ENDPOINT, or its own DynamoDB
  * Local without it; the embedded index under DATA_DIR) and answers the parent over IPC, so the server's CPU and memory are its own, apart from the load
- * generator's. Messages in: `{ type: 'rss' }`, `{ type: 'stop' }`, `{ type: 'profile-start' }`, `{ type: 'profile-stop' }`.
- * Out: `{ type: 'ready', url, dynamoEndpoint }`, `{ type: 'rss', rss }`, `{ type: 'profile', profile }`,
+ * generator's. Messages in: `{ type: 'rss' }`, `{ type: 'stop' }`, `{ type: 'profile-start' }`, `{ type: 'profile-stop' }`,
+ * `{ type: 'settle' }`. Out: `{ type: 'ready', url, dynamoEndpoint }`, `{ type: 'rss', rss }`, `{ type: 'profile', profile }`,
+ * `{ type: 'settled' }` (the work requests left behind is done),
  * `{ type: 'error', message }`.
  */
 import { Session } from 'node:inspector/promises';
@@ -40,6 +41,7 @@ try {
   const running = await startLocalServer(config, createJsonLogger({ level: config.LOG_LEVEL }));
   process.on('message', (message: { type?: string }) => {
     if (message.type === 'rss') send({ type: 'rss', rss: process.memoryUsage().rss });
+    if (message.type === 'settle') void running.settled().then(() => send({ type: 'settled' }));
     if (message.type === 'profile-start') void startProfile().then(() => send({ type: 'profiling' }));
     if (message.type === 'profile-stop') void stopProfile();
     if (message.type === 'stop') {

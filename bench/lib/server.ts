@@ -10,6 +10,8 @@ export interface ServerChild {
   pid: number;
   /** The server process's resident set size, in bytes (DynamoDB Local's JVM is a separate process, not counted). */
   rss(): Promise<number>;
+  /** Resolves once the work the server's requests left behind is done (vectors graphed, captures stored). */
+  settled(): Promise<void>;
   /** Starts V8's sampling profiler in the server process (its main thread), for `stopProfile`. */
   startProfile(): Promise<void>;
   /** The profile since `startProfile`. */
@@ -21,6 +23,7 @@ type ChildMessage =
   | { type: 'ready'; url: string; dynamoEndpoint: string }
   | { type: 'rss'; rss: number }
   | { type: 'profiling' }
+  | { type: 'settled' }
   | { type: 'profile'; profile: CpuProfile | undefined }
   | { type: 'error'; message: string };
 
@@ -64,6 +67,9 @@ export async function startServerChild(env: Record<string, string>, nodeFlags: s
       const bytes = processRss(child.pid as number);
       if (bytes !== undefined) return bytes;
       return (await ask({ type: 'rss' }, 'rss')).rss;
+    },
+    async settled() {
+      await ask({ type: 'settle' }, 'settled');
     },
     async startProfile() {
       await ask({ type: 'profile-start' }, 'profiling');
