@@ -15,6 +15,11 @@ import { startTimedStreamStub, type TimedStreamStub } from './timed-stub.ts';
 
 const SECRET = 'memgate-bench-secret-0123456789abcdef';
 export const TABLE_NAME = 'memgate';
+/**
+ * The server drops a tenant unused this long from memory (LOCAL_INDEX_UNLOAD_AFTER_MS; the product's default is
+ * 10 minutes): a minute, so the memory area can read the idle RSS after the loads within the run.
+ */
+export const UNLOAD_AFTER_MS = 60_000;
 
 /** A seeded corpus: `size` chunks in the tenant of `user`. */
 export interface Corpus extends CorpusSpec {
@@ -83,6 +88,7 @@ export async function startBenchEnv({
     LOG_LEVEL: 'info',
     AUTH_JWT_SECRET: SECRET,
     PROXY_ALLOW_PRIVATE_TARGETS: 'true',
+    LOCAL_INDEX_UNLOAD_AFTER_MS: String(UNLOAD_AFTER_MS),
     NODE_NO_WARNINGS: '1',
     // Search's visibility cache (README "Configuration"), when the run sets it: `SEARCH_CACHE_MB=0 npm run bench`
     // measures search reading every hit's rows, for a before/after on the same corpus and machine.
