@@ -2,11 +2,39 @@ import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
+import { WEB_CLASSES_GLOBAL } from '../functions/runtime/web/global-name.ts';
 
 // The esbuild plugins of the Lambda build (scripts/build.ts): what each bundle leaves out or takes from elsewhere.
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const FUNCTIONS_DIR = join(ROOT, 'functions');
+/** Installs the Headers, Request, Response and FormData the bundles use instead of Node's. */
+const WEB_CLASSES_INSTALL = join(FUNCTIONS_DIR, 'runtime', 'web', 'install.ts');
+/**
+ * Each function's entry: the web classes' install module first (functions/runtime/web/install.ts), then the function.
+ * esbuild's `define` (webClassesDefine) points the bundled code's Headers, Request, Response and FormData at them.
+ * (esbuild's `inject` would do the same without a global, but it injects into CommonJS files too, which wraps the
+ * classes in a lazy initialiser called from every one of the bundle's ~700 modules.)
+ */
+export const functionEntries: Plugin = {
+  name: 'function-entries',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^lambda-entry:/ }, (args) => ({
+      path: args.path.slice('lambda-entry:'.length),
+      namespace: 'lambda-entry',
+    }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'lambda-entry' }, (args) => ({
+      contents: `import ${JSON.stringify(WEB_CLASSES_INSTALL)};\nexport * from ${JSON.stringify(join(FUNCTIONS_DIR, `${args.path}.ts`))};`,
+      resolveDir: FUNCTIONS_DIR,
+      loader: 'ts',
+    }));
+  },
+};
+
+/** The bundled code's names for the web classes, read from the object the install module sets on globalThis. */
+export const webClassesDefine = Object.fromEntries(
+  ['Headers', 'Request', 'Response', 'FormData'].map((name) => [name, `globalThis.${WEB_CLASSES_GLOBAL}.${name}`]),
+);
 /** The module that reads undici's llhttp WebAssembly from beside the bundle (a sidecar, scripts/build.ts). */
 export const LLHTTP_READER = join(FUNCTIONS_DIR, 'runtime', 'llhttp-wasm.cjs');
 
@@ -163,6 +191,8 @@ export const sdkFromRuntime: Plugin = {
  * built-in makes Node build a module namespace of all its exports, and reading them runs their lazy getters: `node:http`
  * then loads http2, tls, assert and worker_threads, `node:util` parseArgs, `node:process` the report and readline
  * modules... about 20 ms of CPU per cold start that `require` (exports read when used) does not spend.
+ * Dynamic imports too: the AWS SDK's HTTP handler does `await import('node:http')` on its first request, and that
+ * namespace's lazy getters load Node's whole undici (~35 ms).
  */
 const BUILTIN = new RegExp(`^(?:node:)?(?:${builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`);
 export const builtinsThroughRequire: Plugin = {
@@ -170,7 +200,9 @@ export const builtinsThroughRequire: Plugin = {
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: BUILTIN }, (args) => {
       if (args.namespace === 'node-builtin') return { path: args.path, external: true };
-      return args.kind === 'import-statement' ? { path: args.path, namespace: 'node-builtin' } : undefined;
+      return args.kind === 'import-statement' || args.kind === 'dynamic-import'
+        ? { path: args.path, namespace: 'node-builtin' }
+        : undefined;
     });
     pluginBuild.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
       contents: `module.exports = require(${JSON.stringify(args.path)});`,

@@ -23,10 +23,12 @@ import {
   builtinsThroughRequire,
   credentialsFromEnvironment,
   FUNCTIONS_DIR,
+  functionEntries,
   LLHTTP_READER,
   ROOT,
   sdkFromRuntime,
   slimDependencies,
+  webClassesDefine,
   zodEnglishOnly,
 } from './build-plugins.ts';
 
@@ -194,7 +196,7 @@ export async function buildFunctions({
         ? undefined
         : build({
             absWorkingDir: ROOT,
-            entryPoints: Object.fromEntries(group.map((name) => [`${name}/index`, join(FUNCTIONS_DIR, `${name}.ts`)])),
+            entryPoints: Object.fromEntries(group.map((name) => [`${name}/index`, `lambda-entry:${name}`])),
             outdir,
             outExtension: { '.js': '.mjs' },
             bundle: true,
@@ -206,10 +208,12 @@ export async function buildFunctions({
             treeShaking: true,
             sourcemap: true,
             banner: { js: BANNER },
+            // Headers, Request, Response and FormData without Node's undici at a cold start (functions/runtime/web).
+            define: webClassesDefine,
             metafile: true,
             logLevel: 'warning',
             legalComments: 'external',
-            plugins: [zodEnglishOnly, slimDependencies, builtinsThroughRequire, ...sdk],
+            plugins: [functionEntries, zodEnglishOnly, slimDependencies, builtinsThroughRequire, ...sdk],
           }),
     ),
   );

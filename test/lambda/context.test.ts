@@ -84,4 +84,27 @@ describe('context Lambdas (API Gateway HTTP API v2)', () => {
     expect(invalid.statusCode).toBe(400);
     expect(invalid.json).toMatchObject({ error: 'validation_error' });
   });
+
+  it('reads a base64-encoded body (what API Gateway sends for binary media types) byte for byte', async () => {
+    const content = 'Le congé annuel est de trente jours. 年次休暇は三十日です。';
+    const text = JSON.stringify({ source: 'manuel', documents: [{ fileName: 'congé.md', content }] });
+    const event = {
+      ...httpEvent({ method: 'POST', path: '/api/v1/context/add', headers: { authorization: `Bearer ${token}` } }),
+      body: Buffer.from(text, 'utf8').toString('base64'),
+      isBase64Encoded: true,
+    };
+    const added = await (handlers['context-add'] as ApiHandler)(event, lambdaContext('context-add'));
+    expect(added.statusCode).toBe(201);
+    const view = await call('context-view', 'GET', '/api/v1/context/view', { query: 'limit=50' });
+    const texts = view.json.context
+      .filter((record: { source: string }) => record.source === 'manuel')
+      .map((record: { text: string }) => record.text);
+    expect(texts).toContain(content);
+
+    const broken = { ...event, body: Buffer.from('{"source": "manuel", ', 'utf8').toString('base64') };
+    const refused = await (handlers['context-add'] as ApiHandler)(broken, lambdaContext('context-add'));
+    expect(refused.statusCode).toBe(400);
+    expect(JSON.parse(refused.body as string)).toMatchObject({ error: 'validation_error' });
+    await call('context-delete', 'POST', '/api/v1/context/delete', { body: { source: 'manuel' } });
+  });
 });

@@ -1,0 +1,146 @@
+import type { LiteHeaders } from './headers.ts';
+
+/**
+ * The body of a request or response: nothing, text, bytes or a stream. Text and bytes stay as they are until read, so
+ * a JSON answer is never encoded only to be decoded again by the Lambda adapter; a stream is made only when `.body`
+ * is asked for (the streaming adapter, the MCP SDK's body reader).
+ */
+export type BodySource = null | string | Uint8Array | ReadableStream<Uint8Array>;
+
+export interface ExtractedBody {
+  source: BodySource;
+  /** The content type the body implies when the headers name none. */
+  type: string | null;
+}
+
+const isStream = (value: unknown): value is ReadableStream<Uint8Array> =>
+  typeof (value as ReadableStream | null)?.getReader === 'function';
+const isBlob = (value: unknown): value is Blob =>
+  Object.prototype.toString.call(value) === '[object Blob]' ||
+  Object.prototype.toString.call(value) === '[object File]';
+
+/** What `body` holds, or undefined for a kind this module leaves to Node's classes (FormData). */
+export function extractBody(body: unknown): ExtractedBody | undefined {
+  if (body === null || body === undefined) return { source: null, type: null };
+  if (typeof body === 'string') return { source: body, type: 'text/plain;charset=UTF-8' };
+  if (body instanceof ArrayBuffer) return { source: new Uint8Array(body.slice(0)), type: null };
+  if (ArrayBuffer.isView(body)) {
+    return {
+      source: new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)),
+      type: null,
+    };
+  }
+  if (body instanceof URLSearchParams) {
+    return { source: body.toString(), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
+  }
+  if (isStream(body)) return { source: body, type: null };
+  if (isBlob(body)) return { source: body.stream() as ReadableStream<Uint8Array>, type: body.type || null };
+  return undefined;
+}
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (!ArrayBuffer.isView(value)) throw new TypeError('Body: a stream chunk is not a Uint8Array');
+    chunks.push(value);
+    length += value.byteLength;
+  }
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Node's own class of that name (undici, loaded on this first use). */
+export function nodeClass<K extends 'Request' | 'Response' | 'Headers' | 'FormData'>(name: K): (typeof globalThis)[K] {
+  return globalThis[name];
+}
+
+/** The body half of Request and Response: read once, as text, JSON, bytes or a blob, or streamed. */
+export abstract class LiteBody {
+  #source: BodySource;
+  #used = false;
+
+  constructor(source: BodySource) {
+    this.#source = source;
+  }
+
+  abstract get headers(): LiteHeaders;
+
+  get body(): ReadableStream<Uint8Array> | null {
+    const source = this.#source;
+    if (source === null || isStream(source)) return source;
+    const bytes = typeof source === 'string' ? new TextEncoder().encode(source) : source;
+    this.#source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    });
+    return this.#source;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used || (isStream(this.#source) && this.#source.locked);
+  }
+
+  /** The source for a clone: text and bytes are shared (never written to), a stream is split in two. */
+  protected cloneSource(): BodySource {
+    if (this.bodyUsed) throw new TypeError('Body: cannot clone a body that was already read');
+    const source = this.#source;
+    if (!isStream(source)) return source;
+    const [mine, theirs] = source.tee();
+    this.#source = mine;
+    return theirs;
+  }
+
+  #take(): BodySource {
+    if (this.bodyUsed) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    return this.#source;
+  }
+
+  async text(): Promise<string> {
+    const source = this.#take();
+    if (typeof source === 'string') return source;
+    if (source === null) return '';
+    return new TextDecoder().decode(isStream(source) ? await readAll(source) : source);
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    const source = this.#take();
+    if (source === null) return new Uint8Array(0);
+    if (typeof source === 'string') return new TextEncoder().encode(source);
+    return isStream(source) ? readAll(source) : source.slice();
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  async blob(): Promise<Blob> {
+    return new Blob([(await this.bytes()) as Uint8Array<ArrayBuffer>], {
+      type: this.headers.get('content-type') ?? '',
+    });
+  }
+
+  /** Multipart and form bodies: parsed by Node's own Response (nothing here sends them). */
+  async formData(): Promise<FormData> {
+    const type = this.headers.get('content-type');
+    const ResponseClass = nodeClass('Response');
+    return new ResponseClass(await this.arrayBuffer(), type ? { headers: { 'content-type': type } } : {}).formData();
+  }
+}
