@@ -2,12 +2,14 @@ import type { Embedder } from '../context/ports.ts';
 import { DEFAULT_LEXICAL_WEIGHT } from '../context/store/deps.ts';
 import type { ChatMessage } from '../model/index.ts';
 import { filterHistory, type HistoryFilterResult, lastUserIndex } from './filter.ts';
+import { createMessageTermsCache, type MessageTermsCache } from './message-terms.ts';
 import { hybridRelevance } from './relevance.ts';
 import { createTimeSlice, type TimeSlice } from './time-slice.ts';
 import { messageText } from './tokens.ts';
 
 export { createCachedEmbedder } from './embedding-cache.ts';
 export { filterHistory, type HistoryFilterOptions, type HistoryFilterResult, lastUserIndex } from './filter.ts';
+export { createMessageTermsCache, type MessageTermsCache } from './message-terms.ts';
 export { HISTORY_NEIGHBOUR_WINDOW, hybridRelevance, REPLY_SHARE } from './relevance.ts';
 export { createTimeSlice, giveWay, type TimeSlice } from './time-slice.ts';
 export {
@@ -32,7 +34,12 @@ export interface RelevanceFilterOptions {
   tokenBudget: number;
   /** The lexical match's share of the relevance, as in search (HYBRID_LEXICAL_WEIGHT); 0: dense only. */
   lexicalWeight?: number;
+  /** Where the messages' terms are remembered between requests (default: one cache for the whole process). */
+  termsCache?: MessageTermsCache;
 }
+
+/** The history's terms, remembered across requests: a chat resends its whole history every turn. */
+const PROCESS_TERMS_CACHE = createMessageTermsCache();
 
 /**
  * Characters of a message that its relevance is scored on, the question's included (as search's query, 10,000):
@@ -64,7 +71,14 @@ function dot(a: Float32Array, b: Float32Array): number {
  */
 export async function filterHistoryByRelevance(
   messages: readonly ChatMessage[],
-  { embedder, keepRecent, minSimilarity, tokenBudget, lexicalWeight = DEFAULT_LEXICAL_WEIGHT }: RelevanceFilterOptions,
+  {
+    embedder,
+    keepRecent,
+    minSimilarity,
+    tokenBudget,
+    lexicalWeight = DEFAULT_LEXICAL_WEIGHT,
+    termsCache = PROCESS_TERMS_CACHE,
+  }: RelevanceFilterOptions,
 ): Promise<HistoryFilterResult> {
   const last = lastUserIndex(messages);
   const candidates: number[] = [];
@@ -83,7 +97,7 @@ export async function filterHistoryByRelevance(
     }
     const [query] = await embedder.embed([question], 'query');
     const dense = await similarities(query as Float32Array, await embedder.embed(texts, 'document'), slice);
-    const relevance = await hybridRelevance(texts, question, dense, { lexicalWeight, slice });
+    const relevance = await hybridRelevance(texts, question, dense, { lexicalWeight, slice, termsCache });
     for (const [position, index] of candidates.entries()) similarity[index] = relevance[position] as number;
   }
   return filterHistory(messages, {

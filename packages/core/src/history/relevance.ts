@@ -1,6 +1,4 @@
 import {
-  type ChunkTerms,
-  chunkTerms,
   inverseDocumentFrequency,
   type NeighbourWindow,
   ownTermsFactor,
@@ -8,7 +6,10 @@ import {
   saturatedFrequency,
 } from '../context/lexical/index.ts';
 import type { SparseValues } from '../context/ports.ts';
+import { type MessageTerms, type MessageTermsCache, slicedMessageTerms } from './message-terms.ts';
 import type { TimeSlice } from './time-slice.ts';
+
+export { slicedChunkTerms } from './message-terms.ts';
 
 /**
  * How the messages around a message lend it their terms when the history is scored: wider and lighter than the
@@ -27,24 +28,26 @@ export const REPLY_SHARE = 0.5;
  * search, only a text holding a query term of its own matches; the context strengthens it.
  * Linear in the texts' terms: each text is read once, and only for the query's terms.
  */
-async function lexicalMatch(texts: readonly ChunkTerms[], query: SparseValues, slice?: TimeSlice): Promise<number[]> {
+async function lexicalMatch(texts: readonly MessageTerms[], query: SparseValues, slice?: TimeSlice): Promise<number[]> {
   const queryCount = new Map(query.indices.map((term, i) => [term, query.values[i] as number]));
   const found = texts.map(() => new Map<number, { frequency: number; own: boolean }>());
-  const lengths = texts.map(() => 0);
+  const lengths = texts.map((text) => text.length);
   const documentFrequency = new Map<number, number>();
   for (const [slot, { terms, contextTerms }] of texts.entries()) {
     if (slice?.due()) await slice.giveWay();
+    // The query's terms looked up in the text's (both in ascending id order): its own first, then those lent.
     for (const [sparse, own] of [
       [terms, true],
       [contextTerms, false],
     ] as const) {
-      sparse?.indices.forEach((term, i) => {
-        const frequency = sparse.values[i] as number;
-        lengths[slot] = (lengths[slot] as number) + frequency;
-        if (!queryCount.has(term)) return;
+      if (!sparse) continue;
+      for (const term of query.indices) {
+        const at = indexOf(sparse.indices, term);
+        if (at < 0) continue;
+        const frequency = sparse.values[at] as number;
         const seen = found[slot]?.get(term);
         found[slot]?.set(term, { frequency: (seen?.frequency ?? 0) + frequency, own: own || seen?.own === true });
-      });
+      }
     }
     // As in search's index (local term-postings.ts): a text holding a term only through its neighbours counts
     // their weighted frequency towards the term's document frequency, at most 1.
@@ -81,32 +84,21 @@ async function lexicalMatch(texts: readonly ChunkTerms[], query: SparseValues, s
   return scores;
 }
 
-const clamp = (score: number) => Math.min(1, Math.max(0, score));
-
-/** Messages whose terms are read between two checks of the time slice, and their characters at most. */
-const BATCH = 32;
-const BATCH_CHARS = 16_384;
-
-/**
- * chunkTerms over all texts, a batch at a time (each batch read with its neighbours, so windows cross batch edges),
- * giving the event loop back when the slice is used up: a request of megabytes does not hold other requests.
- */
-export async function slicedChunkTerms(texts: readonly string[], window: NeighbourWindow, slice?: TimeSlice) {
-  const out: ChunkTerms[] = [];
-  const margin = Math.max(0, Math.floor(window.span));
-  for (let from = 0, to = 0; from < texts.length; from = to) {
-    // A batch ends after BATCH texts or once it holds BATCH_CHARS characters (at least one text).
-    let chars = 0;
-    for (to = from; to < texts.length && to - from < BATCH && (to === from || chars < BATCH_CHARS); to += 1) {
-      chars += (texts[to] as string).length;
-    }
-    const start = Math.max(0, from - margin);
-    const terms = chunkTerms(texts.slice(start, Math.min(texts.length, to + margin)), window);
-    out.push(...terms.slice(from - start, from - start + (to - from)));
-    if (slice?.due()) await slice.giveWay();
+/** Where `term` is in ascending `ids`, or -1. */
+function indexOf(ids: readonly number[], term: number): number {
+  let low = 0;
+  let high = ids.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const id = ids[middle] as number;
+    if (id === term) return middle;
+    if (id < term) low = middle + 1;
+    else high = middle - 1;
   }
-  return out;
+  return -1;
 }
+
+const clamp = (score: number) => Math.min(1, Math.max(0, score));
 
 /**
  * Relevance of each message text to `query`, in [0, 1], as search scores a chunk: (1 − w) · `dense[i]` + w · the
@@ -122,15 +114,15 @@ export async function hybridRelevance(
     lexicalWeight,
     window = HISTORY_NEIGHBOUR_WINDOW,
     slice,
-  }: { lexicalWeight: number; window?: NeighbourWindow; slice?: TimeSlice },
+    termsCache,
+  }: { lexicalWeight: number; window?: NeighbourWindow; slice?: TimeSlice; termsCache?: MessageTermsCache },
 ): Promise<number[]> {
   let scores = texts.map((_, index) => clamp(dense[index] ?? 0));
   if (lexicalWeight > 0 && texts.length > 0) {
-    const lexical = await lexicalMatch(
-      await slicedChunkTerms(texts, window, slice),
-      queryTermFrequencies(query),
-      slice,
-    );
+    const terms = termsCache
+      ? await termsCache.termsOf(texts, window, slice)
+      : await slicedMessageTerms(texts, window, slice);
+    const lexical = await lexicalMatch(terms, queryTermFrequencies(query), slice);
     if (lexical.some((score) => score > 0)) {
       scores = scores.map((score, index) => clamp((1 - lexicalWeight) * score + lexicalWeight * (lexical[index] ?? 0)));
     }
