@@ -8,6 +8,8 @@ import type { Idea } from './ideas.ts';
 const BEFORE = '0.391 / 0.662 / 0.746 (npm run eval; 0.391 / 0.662 / 0.748 in-process)';
 const byConversation = (r1: string, r5: string, r10: string) => `by conversation r@1 ${r1}, r@5 ${r5}, r@10 ${r10}`;
 
+const ATTRIBUTED = '0.426 / 0.681 / 0.760 (speaker attribution; in-process the same)';
+
 export const RECALL_IDEAS: Idea[] = [
   {
     idea:
@@ -114,5 +116,45 @@ export const RECALL_IDEAS: Idea[] = [
     before: BEFORE,
     after: '0.391 / 0.662 / 0.748; 0.391 / 0.661 / 0.749 (in-process)',
     kept: false,
+  },
+  {
+    idea: 'On top of speaker attribution: question-form words (likely, might, kind, type, thing, mention) at half weight',
+    area: 'retrieval',
+    before: ATTRIBUTED,
+    after:
+      '0.430 / 0.682 / 0.760, ' +
+      byConversation(
+        '+0.0 / +1.2 / +0.7 / +0.5 / +0.1',
+        '+0.0 / +0.0 / +0.0 / +0.0 / +0.3',
+        '−0.2 / +0.0 / +0.0 / +0.2 / +0.1',
+      ) +
+      ' (in-process)',
+    kept: false,
+    note: 'three questions in all; a word list of its own to keep for that',
+  },
+  {
+    idea: 'On top of speaker attribution: dates (month names, years, day numbers) dropped from queries (LoCoMo’s turns never hold their session’s date)',
+    area: 'retrieval',
+    before: ATTRIBUTED,
+    after:
+      '0.429 / 0.683 / 0.761, ' +
+      byConversation(
+        '−0.3 / +0.0 / +1.3 / +0.0 / +0.6',
+        '+0.0 / +0.0 / +1.3 / +0.3 / −0.6',
+        '+0.7 / +0.0 / −0.7 / +0.5 / +0.0',
+      ) +
+      ' (in-process)',
+    kept: false,
+    note: 'the conversations disagree; a stored text may well hold dates',
+  },
+  {
+    idea: 'On top of speaker attribution: query words no chunk holds left out of the ceiling and the coordination; lexical weight 0.75 or 0.85',
+    area: 'retrieval',
+    before: ATTRIBUTED,
+    after:
+      'known terms: 0.427 / 0.683 / 0.761 (r@10 by conversation +0.3 / +0.6 / −0.7 / +0.5 / −0.2); 0.75: 0.425 / 0.683 / ' +
+      '0.747; 0.85: 0.427 / 0.684 / 0.765 (r@10 +1.8 / +0.0 / −0.5 / +1.3 / −0.2) (in-process)',
+    kept: false,
+    note: 'within a question or two per conversation, the conversations disagree',
   },
 ];
