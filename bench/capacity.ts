@@ -167,16 +167,38 @@ for (const size of sizes) {
   const perChunk = zero();
   for (const key of Object.keys(perChunk) as (keyof Usage)[]) perChunk[key] = add[key] / 100;
   rows.push({ operation: 'add (per chunk; adds of 10 documents × 10 chunks)', size, usage: perChunk });
+  const search = (query: string) =>
+    call('POST', '/api/v1/context/search', token, {
+      query,
+      top_k: 10,
+      similarity_threshold: 1,
+      minimum_similarity_threshold: 0,
+    });
+  // Search's visibility cache (docs/ARCHITECTURE.md): a search reads its tenant's generation (a read unit), then the
+  // rows of the hits the cache does not hold. Cold: the generation bumped before each search (as a delete in the
+  // tenant would), so every hit's rows are read; warm: the same query again; distinct: new queries, each search
+  // finding in the cache whatever earlier ones of the run read.
   rows.push({
-    operation: 'search (top_k 10)',
+    operation: 'search (top_k 10), cold cache',
     size,
     usage: await measure(20, async (i) => {
-      await call('POST', '/api/v1/context/search', token, {
-        query: queryText(i + 1000),
-        top_k: 10,
-        similarity_threshold: 1,
-        minimum_similarity_threshold: 0,
-      });
+      await uncounted(() => services.context.repository.bumpGenerations([`user:${user}`]));
+      await search(queryText(i + 1000));
+    }),
+  });
+  rows.push({
+    operation: 'search (top_k 10), warm cache (the query again)',
+    size,
+    usage: await measure(20, async (i) => {
+      await uncounted(() => search(queryText(i + 3000)));
+      await search(queryText(i + 3000));
+    }),
+  });
+  rows.push({
+    operation: 'search (top_k 10), distinct queries',
+    size,
+    usage: await measure(20, async (i) => {
+      await search(queryText(i + 4000));
     }),
   });
   rows.push({
@@ -205,6 +227,15 @@ for (const size of sizes) {
         ),
       );
       await call('POST', '/api/v1/context/delete', token, { source });
+    }),
+  });
+  rows.push({
+    operation: 're-add (the same document of 10 chunks again)',
+    size,
+    usage: await measure(5, async () => {
+      const body = addBody({ firstSeed: seed++ * 10, documents: 1, chunksPerDocument: 10, source: `again-${seed}` });
+      await uncounted(() => services.context.store.add(principal, body));
+      await call('POST', '/api/v1/context/add', token, body);
     }),
   });
   const messages = [
