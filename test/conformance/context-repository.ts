@@ -268,6 +268,19 @@ export function contextRepositoryConformance(
           [a, 2],
         ]),
       );
+      // Rows and generations in one read: the same records getForSearch gives, and the same generations.
+      const chunk = recordFor({ tenant: a, text: 'the chunk' });
+      await repository.putMany([chunk]);
+      const both = await repository.getForSearchWithGenerations([chunk._id, 'missing'], [a, c]);
+      expect(both.records).toEqual(await repository.getForSearch([chunk._id]));
+      expect(both.generations).toEqual(
+        new Map([
+          [a, 2],
+          [c, 0],
+        ]),
+      );
+      expect((await repository.getForSearchWithGenerations([], [b])).generations).toEqual(new Map([[b, 2]]));
+      await repository.deleteMany([chunk._id]);
       // A generation is not a record: no listing shows it.
       expect((await repository.listByTenant(a, { limit: 10 })).items).toEqual([]);
       expect((await repository.listUnsettled({ before: '9999', limit: 1000 })).items).not.toContainEqual(

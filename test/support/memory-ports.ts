@@ -165,6 +165,10 @@ export function createMemoryRepository(clock: { now(): Date }) {
       await turn();
       return new Map(tenants.map((tenant) => [tenant, generations.get(tenant) ?? 0]));
     },
+    async getForSearchWithGenerations(ids, tenants) {
+      const [records, read] = await Promise.all([repository.getForSearch(ids), repository.readGenerations(tenants)]);
+      return { records, generations: read };
+    },
     async bumpGenerations(tenants) {
       await turn();
       for (const tenant of new Set(tenants)) generations.set(tenant, (generations.get(tenant) ?? 0) + 1);

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TenantKey } from '@memgate/core';
+import type { SearchRecord, TenantKey } from '@memgate/core';
 import { batchGet } from './batch.ts';
-import { generationKey } from './context-items.ts';
+import { generationKey, recordKey, SEARCH_PROJECTION } from './context-items.ts';
 
 /** The counter attribute of a generation item. */
 const GENERATION = 'generation';
@@ -25,6 +25,34 @@ export async function readGenerations(
   });
   for (const item of items) generations.set(item.tenant as TenantKey, Number(item[GENERATION] ?? 0));
   return generations;
+}
+
+/**
+ * Search's rows and its tenants' generations in one strongly consistent BatchGetItem
+ * (ContextRepository.getForSearchWithGenerations): the projection of search's fields plus the counter; an item with
+ * an `_id` is a record, the others are generations.
+ */
+export async function getForSearchWithGenerations(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  ids: readonly string[],
+  tenants: readonly TenantKey[],
+): Promise<{ records: SearchRecord[]; generations: Map<TenantKey, number> }> {
+  const unique = [...new Set(tenants)];
+  const generations = new Map<TenantKey, number>(unique.map((tenant) => [tenant, 0]));
+  const keys = [...[...new Set(ids)].map(recordKey), ...unique.map(generationKey)];
+  if (keys.length === 0) return { records: [], generations };
+  const items = await batchGet(client, tableName, keys, {
+    ConsistentRead: true,
+    ProjectionExpression: `${SEARCH_PROJECTION.ProjectionExpression}, #generation`,
+    ExpressionAttributeNames: { ...SEARCH_PROJECTION.ExpressionAttributeNames, '#generation': GENERATION },
+  });
+  const records: SearchRecord[] = [];
+  for (const item of items) {
+    if (typeof item._id === 'string') records.push(item as unknown as SearchRecord);
+    else generations.set(item.tenant as TenantKey, Number(item[GENERATION] ?? 0));
+  }
+  return { records, generations };
 }
 
 /**

@@ -27,7 +27,7 @@ import {
 import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus, SearchRecord } from '@memgate/core';
 import { batchGet, batchWrite } from './batch.ts';
 import { createAbsent } from './context-creation.ts';
-import { bumpGenerations, readGenerations } from './context-generations.ts';
+import { bumpGenerations, getForSearchWithGenerations, readGenerations } from './context-generations.ts';
 import {
   fromItem,
   isUnsettled,
@@ -266,6 +266,10 @@ export function createDynamoContextRepository({
 
     bumpGenerations(tenants) {
       return bumpGenerations(client, tableName, tenants);
+    },
+
+    getForSearchWithGenerations(ids, tenants) {
+      return getForSearchWithGenerations(client, tableName, ids, tenants);
     },
 
     async countAttempt(id) {

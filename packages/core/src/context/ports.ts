@@ -158,4 +158,12 @@ export interface ContextRepository {
    * record calls it after the hiding write and before it answers.
    */
   bumpGenerations(tenants: readonly TenantKey[]): Promise<void>;
+  /**
+   * getForSearch and readGenerations in one strongly consistent batch: one round trip. The reads inside it have no
+   * order, so a generation read here only vouches for rows read by a later call (store/visibility-cache.ts).
+   */
+  getForSearchWithGenerations(
+    ids: readonly string[],
+    tenants: readonly TenantKey[],
+  ): Promise<{ records: SearchRecord[]; generations: Map<TenantKey, number> }>;
 }

@@ -1,12 +1,12 @@
 import type { Principal, TenantKey } from '../../auth/index.ts';
 import { invalid } from '../../errors/index.ts';
 import { querySpeakerIds, queryTermFrequencies } from '../lexical/index.ts';
-import type { SparseValues, VectorFilter, VectorMatch, VectorQuery } from '../ports.ts';
+import type { SparseValues, VectorFilter, VectorQuery } from '../ports.ts';
 import type { SearchHit, SearchInput } from '../service.ts';
 import { readScope } from './access.ts';
 import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, DEFAULT_SPEAKER_FACTOR, indexingFailed } from './deps.ts';
-import { visibleChunks } from './visibility.ts';
-import type { ShownChunk, VisibilityCache } from './visibility-cache.ts';
+import { type Candidate, visibleHits } from './search-rows.ts';
+import type { VisibilityCache } from './visibility-cache.ts';
 
 export const MAX_QUERY_CHARS = 10_000;
 export const DEFAULT_TOP_K = 10;
@@ -60,18 +60,10 @@ export const MAX_FETCH = 1_000;
 /** How much wider each further index query is, when the band or hidden records left fewer than `top_k`. */
 const WIDENING = 4;
 
-type Candidate = VectorMatch & { tenant: TenantKey };
-
-/** The cache and the generations of the searched tenants, read once per search before any row. */
-interface CachedRows {
-  cache: VisibilityCache;
-  generations: Promise<Map<TenantKey, number>>;
-}
-
 /**
  * Search (DESIGN.md section 3): one embedding and the query's terms, one hybrid index query per visible namespace,
  * one batch read that drops any hit whose record is not (or no longer) visible, except hits the visibility cache
- * still vouches for at the tenants' current generations (read once, while the index is queried). The band applies
+ * still vouches for at the tenants' current generations (read in that same batch: search-rows.ts). The band applies
  * before `top_k`: while fewer than `top_k` visible in-band results are certain, the index is asked again for 4 times
  * as many (up to MAX_FETCH), so results better than the band and hidden records never take a slot.
  */
@@ -85,10 +77,6 @@ export async function searchContext(
   const { tenants, ownerId } = readScope(principal, { userId: input.user_id, organizationId: input.organization_id });
   const filter = filterOf(input, ownerId);
   if (tenants.length === 0) return [];
-  // Read before any row of this search (visibility-cache.ts says why that order), alongside the embedding and query.
-  const cached = cache && { cache, generations: deps.repository.readGenerations(tenants) };
-  // Awaited before the first row read; this keeps a failure from going unhandled if the embedder fails first.
-  cached?.generations.catch(() => {});
   const lexicalWeight = deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT;
   const terms = lexicalWeight > 0 ? queryTermFrequencies(input.query) : undefined;
   const speakerFactor = deps.retrieval?.speakerFactor ?? DEFAULT_SPEAKER_FACTOR;
@@ -131,7 +119,7 @@ export async function searchContext(
       // An unread match scoring the same as a read one comes after it (ties keep the order the tenants answered).
       const settled = found.filter((hit) => hit.score >= horizon && hit.score >= next).length;
       if (settled >= topK || unread.length === 0) break;
-      found.push(...(await visibleHits(deps, cached, unread.splice(0, Math.max(topK - settled, wider * topK)))));
+      found.push(...(await visibleHits(deps, cache, unread.splice(0, Math.max(topK - settled, wider * topK)))));
     }
     const settled = found.filter((hit) => hit.score >= horizon).length;
     if (settled >= topK || open.length === 0 || fetch >= MAX_FETCH) break;
@@ -155,45 +143,4 @@ async function queryTenants(
   } catch (error) {
     throw indexingFailed('the search could not reach the embedder or the vector store; retry the request', error);
   }
-}
-
-/**
- * The visible chunks behind `candidates`, as results: from the cache when it holds them at their tenant's current
- * generation, else from one strongly consistent batch read, whose visible chunks are then cached at that generation.
- */
-async function visibleHits(
-  deps: ContextStoreDeps,
-  cached: CachedRows | undefined,
-  candidates: readonly Candidate[],
-): Promise<SearchHit[]> {
-  if (candidates.length === 0) return [];
-  const generations = await cached?.generations;
-  const generationOf = (tenant: TenantKey) => generations?.get(tenant) ?? 0;
-  const shown = new Map<Candidate, ShownChunk>();
-  const unread: Candidate[] = [];
-  for (const match of candidates) {
-    const chunk = cached?.cache.get(match.tenant, match.id, generationOf(match.tenant));
-    if (chunk) shown.set(match, chunk);
-    else unread.push(match);
-  }
-  const chunks = unread.length > 0 ? await visibleChunks(deps.repository, unread) : new Map();
-  for (const match of unread) {
-    const chunk = chunks.get(match.id);
-    if (!chunk || chunk.tenant !== match.tenant) continue;
-    const result: ShownChunk = {
-      contextId: chunk._id,
-      text: chunk.text,
-      documentId: chunk.document_id,
-      fileName: chunk.metadata.file_name,
-      source: chunk.source,
-    };
-    shown.set(match, result);
-    cached?.cache.set(match.tenant, result, generationOf(match.tenant));
-  }
-  return candidates.flatMap((match) => {
-    const chunk = shown.get(match);
-    if (!chunk) return [];
-    const { contextId, text, documentId, fileName, source } = chunk;
-    return [{ contextId, contextData: text, score: match.score, documentId, fileName, source }];
-  });
 }

@@ -63,6 +63,10 @@ function setup() {
         rowsRead.push([...ids]);
         return memory.repository.getForSearch(ids);
       },
+      getForSearchWithGenerations: (ids, tenants) => {
+        if (ids.length > 0) rowsRead.push([...ids]);
+        return memory.repository.getForSearchWithGenerations(ids, tenants);
+      },
     };
     const repository = options.wrap ? options.wrap(counting) : counting;
     return createContextStore({

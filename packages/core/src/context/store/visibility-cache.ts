@@ -25,12 +25,19 @@ export interface VisibilityCache {
   get(tenant: TenantKey, chunkId: string, generation: number): ShownChunk | undefined;
   /** Keeps a chunk a row read just found visible. Only visible chunks are kept: a hidden verdict is never cached. */
   set(tenant: TenantKey, chunk: ShownChunk, generation: number): void;
+  /** The newest generation of `tenant` this process has read, if it has read one. */
+  known(tenant: TenantKey): number | undefined;
+  /** Remembers generations just read (a generation only grows: the larger value is kept). */
+  learn(generations: ReadonlyMap<TenantKey, number>): void;
 }
 
 interface Entry {
   generation: number;
   chunk: ShownChunk;
 }
+
+/** Tenants whose latest generation a process remembers (a number each). */
+const KNOWN_TENANTS = 100_000;
 
 /** An upper bound of what an entry holds: its strings at two bytes a character, and the objects around them. */
 const ENTRY_OVERHEAD = 200;
@@ -47,6 +54,7 @@ const weigh = (key: string, { chunk }: Entry) =>
 export function createVisibilityCache({ maxBytes }: { maxBytes: number }): VisibilityCache | undefined {
   if (maxBytes <= 0) return undefined;
   const entries = createLru<string, Entry>({ maxWeight: maxBytes, weigh });
+  const generations = createLru<TenantKey, number>({ maxWeight: KNOWN_TENANTS });
   const keyOf = (tenant: TenantKey, chunkId: string) => `${tenant}\u0000${chunkId}`;
   return {
     get(tenant, chunkId, generation) {
@@ -63,6 +71,14 @@ export function createVisibilityCache({ maxBytes }: { maxBytes: number }): Visib
       // Concurrent searches: one that read the generation before a bump never replaces what one after it cached.
       if ((entries.get(key)?.generation ?? generation) > generation) return;
       entries.set(key, { generation, chunk });
+    },
+    known(tenant) {
+      return generations.get(tenant);
+    },
+    learn(read) {
+      for (const [tenant, generation] of read) {
+        if ((generations.get(tenant) ?? generation) <= generation) generations.set(tenant, generation);
+      }
     },
   };
 }

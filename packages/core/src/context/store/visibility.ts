@@ -19,11 +19,26 @@ export function isVisibleChunk(chunk: VisibilityFields, document: VisibilityFiel
  */
 export async function visibleChunks(
   repository: ContextRepository,
-  hits: readonly { id: string; metadata: { documentId: string } }[],
+  hits: readonly SearchHitIds[],
 ): Promise<Map<string, SearchRecord>> {
+  return visibleChunksIn(await repository.getForSearch(rowIdsOf(hits)), hits);
+}
+
+type SearchHitIds = { id: string; metadata: { documentId: string } };
+
+/** The rows that prove `hits` visible: each hit's chunk and its document. */
+export function rowIdsOf(hits: readonly SearchHitIds[]): string[] {
   const ids = new Set<string>();
   for (const hit of hits) ids.add(hit.id).add(hit.metadata.documentId);
-  const records = new Map((await repository.getForSearch([...ids])).map((record) => [record._id, record]));
+  return [...ids];
+}
+
+/** The visible chunks behind `hits`, by id, among `read` (their rows, as rowIdsOf names them). */
+export function visibleChunksIn(
+  read: readonly SearchRecord[],
+  hits: readonly SearchHitIds[],
+): Map<string, SearchRecord> {
+  const records = new Map(read.map((record) => [record._id, record]));
   const visible = new Map<string, SearchRecord>();
   for (const hit of hits) {
     const chunk = records.get(hit.id);
