@@ -27,7 +27,10 @@ export class TermTable {
 
   /** The ranks of `list`'s ids, in order (each id must be one the table was built from). */
   ranks(list: readonly number[]): Int32Array {
-    return Int32Array.from(list, (id) => this.rankOf.get(id) as number);
+    // A plain loop: Int32Array.from with a mapping function goes through the iterator protocol, 4-5x slower.
+    const ranks = new Int32Array(list.length);
+    for (let i = 0; i < list.length; i++) ranks[i] = this.rankOf.get(list[i] as number) as number;
+    return ranks;
   }
 
   /** Adds `weight` once per occurrence, in order. */
