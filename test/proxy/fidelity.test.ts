@@ -57,6 +57,15 @@ describe('upstream headers', () => {
     }
   });
 
+  it('route A answers with the service request id when the upstream sends none', async () => {
+    for (const stream of [false, true]) {
+      const { response } = await client(routeA)
+        .chat.completions.create({ model: 'gpt-x', messages: user, stream })
+        .withResponse();
+      expect(response.headers.get('x-request-id'), `stream ${stream}`).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   it('route B forwards only retry-after and retry-after-ms of the operator upstream', async () => {
     stub.setBehavior({ headers: { ...UPSTREAM_HEADERS, 'retry-after': '2' } });
     const { response } = await client(`${operator.url}/api/v1/proxy/default`)
@@ -64,7 +73,8 @@ describe('upstream headers', () => {
       .withResponse();
     expect(response.headers.get('retry-after')).toBe('2');
     expect(response.headers.get('retry-after-ms')).toBe('250');
-    expect(response.headers.get('x-request-id')).toBeNull();
+    // The service's own request id, never the operator upstream's.
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(response.headers.get('x-ratelimit-remaining-requests')).toBeNull();
   });
 });

@@ -45,6 +45,25 @@ describe('request log', () => {
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(lines[0]?.requestId).toBe(res.headers.get('x-request-id'));
   });
+
+  it('puts the id on a response the handler built itself, even one with immutable headers', async () => {
+    const { lines, logger } = capture();
+    const app = new Hono();
+    app.use(requestLog(logger));
+    app.get('/own', () => new Response('own', { status: 202 }));
+    app.get('/fetched', () => Response.redirect('https://example.com/', 302)); // headers guarded "immutable"
+    app.get('/forwarded', () => new Response('up', { headers: { 'x-request-id': 'req_upstream' } }));
+    for (const path of ['/own', '/fetched']) {
+      const res = await app.request(path, { headers: { 'x-request-id': `caller${path.slice(1)}` } });
+      expect(res.headers.get('x-request-id')).toBe(`caller${path.slice(1)}`);
+    }
+    const own = await app.request('/own');
+    expect(await own.text()).toBe('own');
+    expect(own.status).toBe(202);
+    expect(own.headers.get('x-request-id')).toBe(lines.at(-1)?.requestId);
+    const forwarded = await app.request('/forwarded', { headers: { 'x-request-id': 'caller' } });
+    expect(forwarded.headers.get('x-request-id')).toBe('req_upstream');
+  });
 });
 
 describe('redactSecrets', () => {

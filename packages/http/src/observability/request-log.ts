@@ -8,6 +8,21 @@ const REQUEST_ID = /^[\w.-]{1,128}$/;
 export type RequestIdOf = (c: Context) => string | undefined;
 
 /**
+ * A handler that returns a Response of its own (the proxy's upstream answers) drops the headers set on the context,
+ * so the id goes on the final response when it has none; a forwarded upstream id (route A) is left as it is.
+ */
+function echoRequestId(c: Context, requestId: string): void {
+  if (c.res.headers.has('x-request-id')) return;
+  try {
+    c.res.headers.set('x-request-id', requestId);
+  } catch {
+    // Immutable headers (a fetched Response): answer with a copy that can carry the id.
+    c.res = new Response(c.res.body, c.res);
+    c.res.headers.set('x-request-id', requestId);
+  }
+}
+
+/**
  * Logs one line per request: id, method, route pattern (never the raw path, which may hold a proxy key),
  * status and latency. Echoes the request id in `x-request-id`: the runtime's own when it has one, else the
  * caller's (when well-formed), else a new one.
@@ -19,6 +34,7 @@ export function requestLog(logger: Logger, { requestIdOf }: { requestIdOf?: Requ
     const requestId = requestIdOf?.(c) ?? (given && REQUEST_ID.test(given) ? given : undefined) ?? crypto.randomUUID();
     c.header('x-request-id', requestId);
     await next();
+    echoRequestId(c, requestId);
     let route: string;
     try {
       route = routePath(c, -1);
