@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AppDeps } from './app.ts';
-import { createApp } from './app.ts';
-import { createTokenVerifier } from './auth/index.ts';
-import { silentLogger } from './observability/index.ts';
+import { bareApp } from './test-app.ts';
 
-const app = createApp({
-  verifier: createTokenVerifier({ kind: 'hs256', secret: 'x'.repeat(40) }),
-  logger: silentLogger,
-  context: {},
-  proxy: {},
-  chat: {},
-} as unknown as AppDeps);
+const app = bareApp();
 
 describe('the service app', () => {
   it('answers /health without a token', async () => {

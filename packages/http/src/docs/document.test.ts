@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { refsOf } from '../../../../test/support/openapi-refs.ts';
-import { type AppDeps, createApp } from '../app.ts';
-import { createTokenVerifier } from '../auth/index.ts';
-import { silentLogger } from '../observability/index.ts';
+import { bareApp } from '../test-app.ts';
 import { API_ROUTES, apiDocument } from './document.ts';
 
 // The apps declare their routes with `app.openapi`; a runtime that serves only the docs (the AWS docs function)
 // builds the document from API_ROUTES. Both must describe the same API, and the API must serve what it describes.
 
-const app = createApp({
-  verifier: createTokenVerifier({ kind: 'hs256', secret: 'x'.repeat(40) }),
-  logger: silentLogger,
-  context: {},
-  proxy: {},
-  chat: {},
-} as unknown as AppDeps);
+const app = bareApp();
 
 type Doc = ReturnType<typeof apiDocument>;
 const served = async () => (await (await app.request('/api/v1/openapi.json')).json()) as Doc;

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AppDeps, createApp } from '../app.ts';
-import { createTokenVerifier } from '../auth/index.ts';
-import { silentLogger } from '../observability/index.ts';
+import { bareApp } from '../test-app.ts';
 import { parseProxyPath } from './target.ts';
 
 const path = (inner: string) => `/api/v1/proxy/${inner}/chat/completions`;
@@ -45,13 +43,7 @@ describe('parseProxyPath', () => {
 });
 
 describe('proxy OpenAPI document', () => {
-  const app = createApp({
-    verifier: createTokenVerifier({ kind: 'hs256', secret: 'x'.repeat(40) }),
-    logger: silentLogger,
-    context: {},
-    proxy: {},
-    chat: {},
-  } as unknown as AppDeps);
+  const app = bareApp();
 
   it('lists both routes of each endpoint', async () => {
     const doc = (await (await app.request('/api/v1/openapi.json')).json()) as { paths: Record<string, unknown> };
