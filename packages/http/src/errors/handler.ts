@@ -15,11 +15,15 @@ export function respondWithError(c: Context, area: Area, thrown: unknown, logger
 /** Logs the cause of a 5xx (redacted by the logger); the caller only ever sees `error`'s public message. */
 export function logFailure(logger: Logger, thrown: unknown, error: MemgateError, message = 'request failed'): void {
   const cause = thrown instanceof MemgateError ? thrown.cause : thrown;
-  logger.error(message, {
-    code: error.code,
-    error: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause),
-    stack: cause instanceof Error ? cause.stack : undefined,
-  });
+  // A MemgateError raised on purpose (an upstream answer too large, say) has no cause: its code says it all.
+  const detail =
+    cause === undefined
+      ? {}
+      : {
+          error: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause),
+          stack: cause instanceof Error ? cause.stack : undefined,
+        };
+  logger.error(message, { code: error.code, ...detail });
 }
 
 /** One `onError` for an area's app. */
