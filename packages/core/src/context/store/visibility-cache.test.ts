@@ -3,7 +3,7 @@ import { createFailingIndex } from '../../../../../test/support/context-fakes.ts
 import { createMemoryIndex, createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
 import type { Principal, TenantKey } from '../../auth/index.ts';
 import { runCleanup } from '../../cleanup/index.ts';
-import type { ContextRepository, Embedder } from '../ports.ts';
+import type { ContextRepository, Embedder, VectorIndex } from '../ports.ts';
 import type { SearchInput } from '../service.ts';
 import { chunkIdOf } from './ids.ts';
 import { createContextStore } from './index.ts';
@@ -56,7 +56,13 @@ function setup() {
   const { index, failing } = createFailingIndex(createMemoryIndex().index);
   const rowsRead: string[][] = [];
   /** One process: its own cache (or none), and `repository` wrapped as the test needs. */
-  const process = (options: { cacheBytes?: number; wrap?: (r: ContextRepository) => ContextRepository } = {}) => {
+  const process = (
+    options: {
+      cacheBytes?: number;
+      wrap?: (r: ContextRepository) => ContextRepository;
+      wrapIndex?: (i: VectorIndex) => VectorIndex;
+    } = {},
+  ) => {
     const counting: ContextRepository = {
       ...memory.repository,
       getForSearch: (ids) => {
@@ -71,7 +77,7 @@ function setup() {
     const repository = options.wrap ? options.wrap(counting) : counting;
     return createContextStore({
       repository,
-      index,
+      index: options.wrapIndex ? options.wrapIndex(index) : index,
       embedder,
       clock,
       ...(options.cacheBytes === undefined ? {} : { visibilityCacheBytes: options.cacheBytes }),
@@ -270,6 +276,60 @@ describe('visibility cache: what another process hides and acknowledges is never
     await s.cleanup();
     expect(s.memory.rows.get(contextIds[0] as string)?.status).toBe('deleting');
     expect(await search(searcher, 'tern note')).toEqual([]);
+  });
+
+  it('a removal that hides a re-added document again (its vectors could not be given back) bumps first', async () => {
+    const s = setup();
+    const searcher = s.process();
+    const documents = [{ fileName: 'skua.txt', content: documentAbout('skua', 2) }];
+    const readder = s.process();
+    // The deleting process's vector store acknowledges the deletion but still answers with the vectors (Pinecone's
+    // deletes are eventually consistent). Meanwhile the document is added again, and searched (its new version
+    // cached); then giving its vectors back fails, and the removal hides it again as `pending`.
+    const deleter = s.process({
+      wrapIndex: (index) => ({
+        ...index,
+        delete: async () => {
+          await readder.add(alice, { source: 'wiki', documents });
+          expect(await search(searcher, 'skua note')).toHaveLength(2);
+          s.failing.upsert = true;
+        },
+      }),
+    });
+    await searcher.add(alice, { source: 'wiki', documents });
+    expect(await search(searcher, 'skua note')).toHaveLength(2);
+    await deleter.delete(alice, { source: 'skua.txt' });
+    const documentId = [...s.memory.rows.values()].find((row) => row.kind === 'document')?._id as string;
+    expect(s.memory.rows.get(documentId)?.status).toBe('pending');
+    expect(await search(searcher, 'skua note')).toEqual([]);
+  });
+
+  it('a row read in the same batch as a generation bumped after it is never cached at that generation', async () => {
+    const s = setup();
+    const deleter = s.process();
+    let hideMidBatch = true;
+    // The batch reads the rows first, then (after another process hid the document and bumped) the generation.
+    const searcher = s.process({
+      wrap: (repository) => ({
+        ...repository,
+        getForSearchWithGenerations: async (ids, tenants) => {
+          if (!hideMidBatch || ids.length === 0) return repository.getForSearchWithGenerations(ids, tenants);
+          hideMidBatch = false;
+          const records = await repository.getForSearch(ids);
+          await deleter.delete(alice, { source: 'petrel.txt' });
+          return { records, generations: await repository.readGenerations(tenants) };
+        },
+      }),
+    });
+    await deleter.add(alice, {
+      source: 'wiki',
+      documents: [{ fileName: 'petrel.txt', content: documentAbout('petrel', 2) }],
+    });
+    s.failing.delete = true;
+    // Started before the delete answered: it may show what its rows said.
+    expect(await search(searcher, 'petrel note')).toHaveLength(2);
+    expect(hideMidBatch).toBe(false);
+    expect(await search(searcher, 'petrel note')).toEqual([]);
   });
 
   it('across organizations: a delete in one hides only its records, the others are still found', async () => {
