@@ -17,6 +17,8 @@ import {
 
 const SCOPES = ['context:read', 'context:write', 'context:delete', 'chat', 'proxy', 'context:admin'];
 const PRIVATE = 'alice private diary: the zebra vault code is 4242';
+/** What would show the diary leaked: not '4242' alone, which a response's random hex ids can contain by chance. */
+const LEAK = 'code is 4242';
 const SHARED = 'acme handbook: zebras are fed at noon';
 let h: SecurityHarness;
 let stub: UpstreamStub;
@@ -178,7 +180,7 @@ describe('object level: user B, an organization member, an outsider and an admin
       expect(JSON.parse(cont.text)).toEqual({ message: expect.any(String) });
       const replay = await get(who, `/api/v1/chat/replay/${aliceChat.replaySessionID}`);
       expect(replay.status, who).toBe(403);
-      expect(replay.text).not.toContain('4242');
+      expect(replay.text).not.toContain(LEAK);
     }
     expect((await get('alice', `/api/v1/chat/replay/${aliceChat.replaySessionID}`)).status).toBe(200);
   });
@@ -189,24 +191,24 @@ describe('object level: user B, an organization member, an outsider and an admin
     for (const who of ['bob', 'carol', 'admin'] as const) {
       const chat = await post(who, '/api/v1/chat/generate/stream', { chat_history: question });
       expect(chat.status).toBe(200);
-      expect(chat.text).not.toContain('4242');
+      expect(chat.text).not.toContain(LEAK);
       const routeB = await post(who, '/api/v1/proxy/default/chat/completions', {
         model: 'memgate/default',
         messages: question,
       });
       expect(routeB.status).toBe(200);
-      expect(routeB.text).not.toContain('4242');
+      expect(routeB.text).not.toContain(LEAK);
       stub.requests.length = 0;
       const forwarded = await post(who, routeA, { model: 'stub-model', messages: question });
       expect(forwarded.status).toBe(200);
-      expect(JSON.stringify(stub.requests[0]?.body)).not.toContain('4242');
+      expect(JSON.stringify(stub.requests[0]?.body)).not.toContain(LEAK);
     }
     // The same question from alice does reach her own record, so the checks above could fail.
     const own = await post('alice', '/api/v1/proxy/default/chat/completions', {
       model: 'memgate/default',
       messages: question,
     });
-    expect(own.text).toContain('4242');
+    expect(own.text).toContain(LEAK);
     await h.background.idle();
   });
 });
