@@ -175,3 +175,85 @@ describe('FormData', () => {
     expect(new FormData()).toBeInstanceOf(LiteFormData);
   });
 });
+
+// Review of the classes against the standard's body and header rules, each checked against Node's own classes.
+describe('a body read once, whichever way it was read', () => {
+  const readThroughItsStream = async (message: LiteRequest | Request) => {
+    // What the MCP SDK's readRequestBody does: read the stream, then release the reader.
+    const reader = (message.body as ReadableStream<Uint8Array>).getReader();
+    while (!(await reader.read()).done);
+    reader.releaseLock();
+  };
+  const post = (body: BodyInit) => [
+    new LiteRequest('https://x.test/', { method: 'POST', body }),
+    new Request('https://x.test/', { method: 'POST', body }),
+  ];
+
+  it('is used once its stream was read and released: a second read throws rather than answering ""', async () => {
+    for (const request of post(new Uint8Array([104, 105]))) {
+      await readThroughItsStream(request);
+      expect(request.bodyUsed).toBe(true);
+      await expect(request.text()).rejects.toThrow(TypeError);
+      expect(() => request.clone()).toThrow(TypeError);
+    }
+  });
+
+  it('is not used while its stream is only locked, yet cannot be read twice', async () => {
+    for (const response of [new LiteResponse('abc'), new Response('abc')]) {
+      (response.body as ReadableStream<Uint8Array>).getReader();
+      expect(response.bodyUsed).toBe(false);
+      await expect(response.text()).rejects.toThrow(TypeError);
+    }
+  });
+
+  it('has no content left in its stream after text(), and a new Request cannot take it again', async () => {
+    for (const request of post('hello')) {
+      await request.text();
+      const stream = request.body as ReadableStream<Uint8Array>; // Node's is left locked, ours empty
+      expect(stream.locked || (await stream.getReader().read()).done).toBe(true);
+      expect(() => new (request instanceof Request ? Request : LiteRequest)(request as never)).toThrow(TypeError);
+    }
+  });
+
+  it('refuses a stream that was read or is locked as the body of a new Response', async () => {
+    for (const Class of [LiteResponse, Response]) {
+      const read = new Response('abc').body as ReadableStream<Uint8Array>;
+      const reader = read.getReader();
+      await reader.read();
+      reader.releaseLock();
+      expect(() => new Class(read)).toThrow(TypeError);
+      const locked = new Response('abc').body as ReadableStream<Uint8Array>;
+      locked.getReader();
+      expect(() => new Class(locked)).toThrow(TypeError);
+    }
+  });
+});
+
+describe('text as the standard decodes it', () => {
+  it('drops a leading byte order mark and replaces a lone surrogate, as UTF-8 bytes would', async () => {
+    for (const body of ['\uFEFF{"a":1}', 'a\uD800b']) {
+      expect(await new LiteResponse(body).text()).toBe(await new Response(body).text());
+    }
+    expect(await new LiteResponse('\uFEFF{"a":1}').json()).toEqual({ a: 1 });
+  });
+});
+
+describe('headers changed while iterated, and a status text', () => {
+  it('skips a header deleted during iteration, as Node does', () => {
+    const seen = both({ a: '1', b: '2', c: '3' }).map((headers) => {
+      const pairs: string[][] = [];
+      for (const pair of headers) {
+        pairs.push(pair);
+        headers.delete('b');
+      }
+      return pairs;
+    });
+    expect(seen[0]).toEqual(seen[1]);
+  });
+
+  it('refuses a status text that is not a reason phrase', () => {
+    expect(() => new Response(null, { statusText: 'bad\r\nx-injected: 1' })).toThrow(TypeError);
+    expect(() => new LiteResponse(null, { statusText: 'bad\r\nx-injected: 1' })).toThrow(TypeError);
+    expect(new LiteResponse(null, { status: 201, statusText: 'Created' }).statusText).toBe('Created');
+  });
+});

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { LiteHeaders } from './headers.ts';
 
 /**
@@ -15,9 +16,14 @@ export interface ExtractedBody {
 
 const isStream = (value: unknown): value is ReadableStream<Uint8Array> =>
   typeof (value as ReadableStream | null)?.getReader === 'function';
+/** Read from at least once (a stream's own state, which a released reader does not reset). */
+const isDisturbed = (stream: ReadableStream<Uint8Array>): boolean => Readable.isDisturbed(stream as never);
 const isBlob = (value: unknown): value is Blob =>
   Object.prototype.toString.call(value) === '[object Blob]' ||
   Object.prototype.toString.call(value) === '[object File]';
+
+// ES2024's String.prototype.toWellFormed (Node 20+), beyond the project's TypeScript lib.
+const wellFormed = (text: string): string => (text as string & { toWellFormed(): string }).toWellFormed();
 
 /** What `body` holds, or undefined for a kind this module leaves to Node's classes (FormData). */
 export function extractBody(body: unknown): ExtractedBody | undefined {
@@ -33,7 +39,10 @@ export function extractBody(body: unknown): ExtractedBody | undefined {
   if (body instanceof URLSearchParams) {
     return { source: body.toString(), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
   }
-  if (isStream(body)) return { source: body, type: null };
+  if (isStream(body)) {
+    if (body.locked || isDisturbed(body)) throw new TypeError('Body: a stream already read or locked cannot be a body');
+    return { source: body, type: null };
+  }
   if (isBlob(body)) return { source: body.stream() as ReadableStream<Uint8Array>, type: body.type || null };
   return undefined;
 }
@@ -78,23 +87,30 @@ export abstract class LiteBody {
   get body(): ReadableStream<Uint8Array> | null {
     const source = this.#source;
     if (source === null || isStream(source)) return source;
-    const bytes = typeof source === 'string' ? new TextEncoder().encode(source) : source;
+    // A body already read as text, JSON or bytes leaves a stream with nothing more in it, as the standard's does.
+    const bytes = this.#used ? undefined : typeof source === 'string' ? new TextEncoder().encode(source) : source;
     this.#source = new ReadableStream<Uint8Array>({
       start(controller) {
-        controller.enqueue(bytes);
+        if (bytes) controller.enqueue(bytes);
         controller.close();
       },
     });
     return this.#source;
   }
 
+  /** Read (a stream counts once anything read from it, even if its reader was released since), not merely locked. */
   get bodyUsed(): boolean {
-    return this.#used || (isStream(this.#source) && this.#source.locked);
+    return this.#used || (isStream(this.#source) && isDisturbed(this.#source));
+  }
+
+  /** Read, or its stream held by a reader: either way it cannot be read again. */
+  #unusable(): boolean {
+    return this.bodyUsed || (isStream(this.#source) && this.#source.locked);
   }
 
   /** The source for a clone: text and bytes are shared (never written to), a stream is split in two. */
   protected cloneSource(): BodySource {
-    if (this.bodyUsed) throw new TypeError('Body: cannot clone a body that was already read');
+    if (this.#unusable()) throw new TypeError('Body: cannot clone a body that was already read');
     const source = this.#source;
     if (!isStream(source)) return source;
     const [mine, theirs] = source.tee();
@@ -103,14 +119,15 @@ export abstract class LiteBody {
   }
 
   #take(): BodySource {
-    if (this.bodyUsed) throw new TypeError('Body is unusable: Body has already been read');
+    if (this.#unusable()) throw new TypeError('Body is unusable: Body has already been read');
     this.#used = true;
     return this.#source;
   }
 
   async text(): Promise<string> {
     const source = this.#take();
-    if (typeof source === 'string') return source;
+    // As UTF-8 bytes decoded would be: a leading byte order mark dropped, a lone surrogate replaced (U+FFFD).
+    if (typeof source === 'string') return wellFormed(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source);
     if (source === null) return '';
     return new TextDecoder().decode(isStream(source) ? await readAll(source) : source);
   }

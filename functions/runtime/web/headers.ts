@@ -91,7 +91,11 @@ export class LiteHeaders {
     names.sort();
     for (const name of names) {
       if (name === 'set-cookie') for (const cookie of this.#cookies) yield [name, cookie];
-      else yield [name, this.#values.get(name) as string];
+      else {
+        // A header deleted while iterating is skipped, as the standard's (live) iteration skips it.
+        const value = this.#values.get(name);
+        if (value !== undefined) yield [name, value];
+      }
     }
   }
 

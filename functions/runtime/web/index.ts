@@ -14,6 +14,8 @@ const NORMALIZED_METHODS = /^(?:delete|get|head|options|post|put)$/i;
 const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+// HTTP's reason-phrase: tab, space, visible ASCII and obs-text (a line break would split the status line).
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 const tagged = (value: unknown, tag: string) => Object.prototype.toString.call(value) === `[object ${tag}]`;
 
@@ -49,6 +51,9 @@ export class LiteRequest extends LiteBody {
     if (FORBIDDEN_METHODS.test(method)) throw new TypeError(`Request: method "${method}" is forbidden`);
     if (NORMALIZED_METHODS.test(method)) method = method.toUpperCase();
     const headers = new LiteHeaders(init.headers ?? from?.headers);
+    if (!('body' in init) && from instanceof LiteBody && from.bodyUsed) {
+      throw new TypeError('Request: cannot construct a Request from one whose body was already read');
+    }
     const body = 'body' in init ? init.body : from ? from.body : null;
     if (body !== null && body !== undefined && (method === 'GET' || method === 'HEAD')) {
       throw new TypeError('Request with GET/HEAD method cannot have body.');
@@ -126,6 +131,9 @@ export class LiteResponse extends LiteBody {
     const status = init.status ?? 200;
     if (!Number.isInteger(status) || status < 200 || status > 599) {
       throw new RangeError(`Response: status ${status} is outside 200-599`);
+    }
+    if (init.statusText !== undefined && !REASON_PHRASE.test(init.statusText)) {
+      throw new TypeError('Response: the status text is not a valid reason phrase');
     }
     const headers = new LiteHeaders(init.headers);
     if (body !== null && body !== undefined && NULL_BODY_STATUS.has(status)) {
