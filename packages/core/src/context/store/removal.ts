@@ -82,17 +82,18 @@ export async function removeDeleting(
     } catch (error) {
       // Without its vectors a visible document would silently stop being found: hide it again as `pending`, which
       // the cleanup re-indexes (a record still pending is its add's to finish).
-      const hidden = new Set(
+      const visible = revived.filter((record) => record.status === 'indexed');
+      try {
         await deps.repository.transition(
-          revived.filter((record) => record.status === 'indexed').map((record) => record._id),
+          visible.map((record) => record._id),
           ['indexed'],
           'pending',
-        ),
-      );
-      await bumpAfterHiding(
-        deps.repository,
-        revived.filter((record) => hidden.has(record._id)),
-      );
+        );
+      } finally {
+        // Even when the move failed: it may have been written before its answer was lost, so what it may have hidden
+        // bumps its tenants (a bump that hid nothing only costs other processes' caches a read).
+        await bumpAfterHiding(deps.repository, visible);
+      }
       throw error;
     }
   }
