@@ -278,62 +278,45 @@ describe('visibility cache: what another process hides and acknowledges is never
     expect(await search(searcher, 'tern note')).toEqual([]);
   });
 
-  it('a removal that hides a re-added document again (its vectors could not be given back) bumps first', async () => {
-    const s = setup();
-    const searcher = s.process();
-    const documents = [{ fileName: 'skua.txt', content: documentAbout('skua', 2) }];
-    const readder = s.process();
-    // The deleting process's vector store acknowledges the deletion but still answers with the vectors (Pinecone's
-    // deletes are eventually consistent). Meanwhile the document is added again, and searched (its new version
-    // cached); then giving its vectors back fails, and the removal hides it again as `pending`.
-    const deleter = s.process({
-      wrapIndex: (index) => ({
-        ...index,
-        delete: async () => {
-          await readder.add(alice, { source: 'wiki', documents });
-          expect(await search(searcher, 'skua note')).toHaveLength(2);
-          s.failing.upsert = true;
-        },
-      }),
-    });
-    await searcher.add(alice, { source: 'wiki', documents });
-    expect(await search(searcher, 'skua note')).toHaveLength(2);
-    await deleter.delete(alice, { source: 'skua.txt' });
-    const documentId = [...s.memory.rows.values()].find((row) => row.kind === 'document')?._id as string;
-    expect(s.memory.rows.get(documentId)?.status).toBe('pending');
-    expect(await search(searcher, 'skua note')).toEqual([]);
-  });
-
-  it('a removal whose move back to pending applied but answered an error still bumps', async () => {
-    const s = setup();
-    const searcher = s.process();
-    const documents = [{ fileName: 'tern.txt', content: documentAbout('tern', 2) }];
-    const readder = s.process();
-    const deleter = s.process({
-      // The move to `pending` is written, but its answer is lost (a timeout after DynamoDB applied it).
-      wrap: (repository) => ({
-        ...repository,
-        transition: async (ids, from, to) => {
-          const moved = await repository.transition(ids, from, to);
-          if (to === 'pending' && s.failing.upsert) throw new Error('socket hang up');
-          return moved;
-        },
-      }),
-      wrapIndex: (index) => ({
-        ...index,
-        delete: async () => {
-          await readder.add(alice, { source: 'wiki', documents });
-          expect(await search(searcher, 'tern note')).toHaveLength(2);
-          s.failing.upsert = true;
-        },
-      }),
-    });
-    await searcher.add(alice, { source: 'wiki', documents });
-    await deleter.delete(alice, { source: 'tern.txt' }).catch(() => undefined);
-    const documentId = [...s.memory.rows.values()].find((row) => row.kind === 'document')?._id as string;
-    expect(s.memory.rows.get(documentId)?.status).toBe('pending');
-    expect(await search(searcher, 'tern note')).toEqual([]);
-  });
+  it.each([
+    ['answers', false],
+    ['is written but its answer is lost (a timeout after DynamoDB applied it)', true],
+  ])(
+    'a removal that hides a re-added document again (its vectors could not be given back) bumps, when the move to pending %s',
+    async (_, answerLost) => {
+      const s = setup();
+      const searcher = s.process();
+      const documents = [{ fileName: 'skua.txt', content: documentAbout('skua', 2) }];
+      const readder = s.process();
+      // The deleting process's vector store acknowledges the deletion but still answers with the vectors (Pinecone's
+      // deletes are eventually consistent). Meanwhile the document is added again, and searched (its new version
+      // cached); then giving its vectors back fails, and the removal hides it again as `pending`.
+      const deleter = s.process({
+        wrap: (repository) => ({
+          ...repository,
+          transition: async (ids, from, to) => {
+            const moved = await repository.transition(ids, from, to);
+            if (answerLost && to === 'pending' && s.failing.upsert) throw new Error('socket hang up');
+            return moved;
+          },
+        }),
+        wrapIndex: (index) => ({
+          ...index,
+          delete: async () => {
+            await readder.add(alice, { source: 'wiki', documents });
+            expect(await search(searcher, 'skua note')).toHaveLength(2);
+            s.failing.upsert = true;
+          },
+        }),
+      });
+      await searcher.add(alice, { source: 'wiki', documents });
+      expect(await search(searcher, 'skua note')).toHaveLength(2);
+      await deleter.delete(alice, { source: 'skua.txt' });
+      const documentId = [...s.memory.rows.values()].find((row) => row.kind === 'document')?._id as string;
+      expect(s.memory.rows.get(documentId)?.status).toBe('pending');
+      expect(await search(searcher, 'skua note')).toEqual([]);
+    },
+  );
 
   it('a row read in the same batch as a generation bumped after it is never cached at that generation', async () => {
     const s = setup();
