@@ -148,6 +148,17 @@ export function vectorIndexConformance(
       });
     });
 
+    it('returns no match as confirmed before anything was confirmed (an index without confirm: never)', async () => {
+      const index = await factory();
+      const ns = namespace();
+      await index.upsert(ns, [{ ...item('a', 0), text: 'alpha text' }]);
+      await check(async () => {
+        const matches = await index.query(ns, { vector: axisVector(dimension, 0), topK: 1 });
+        expect(matches.map((match) => match.id)).toEqual(['a']);
+        expect(matches[0]?.confirmed).toBeUndefined();
+      });
+    });
+
     it('pages through every id exactly once', async () => {
       const index = await factory();
       const ns = namespace();

@@ -45,16 +45,17 @@ const body = (word: string) =>
   Array.from({ length: 120 }, (_, i) => `Paragraph ${i} tells the ${word} story, part ${i}.`).join(' ');
 
 function timingOut(inner: VectorIndex): VectorIndex {
-  const wrap = <K extends keyof VectorIndex>(method: K) =>
-    (async (...args: Parameters<VectorIndex[K]>) => {
+  type Methods = Required<VectorIndex>;
+  const wrap = <K extends keyof Methods>(method: K) =>
+    (async (...args: Parameters<Methods[K]>) => {
       const hang = hanging[method];
       if (hang !== undefined) {
         hang.entered();
         await hang.timedOut;
         throw new Error(`vector store ${method} timed out`);
       }
-      return (inner[method] as (...a: Parameters<VectorIndex[K]>) => unknown)(...args);
-    }) as unknown as VectorIndex[K];
+      return (inner[method] as (...a: Parameters<Methods[K]>) => unknown)(...args);
+    }) as unknown as Methods[K];
   return {
     upsert: wrap('upsert'),
     query: wrap('query'),

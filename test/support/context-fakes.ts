@@ -6,11 +6,12 @@ import type { VectorIndex } from '@memgate/core';
 /** Wraps `index` so that the named method throws while `failing[method]` is true. */
 export function createFailingIndex(inner: VectorIndex) {
   const failing: Partial<Record<keyof VectorIndex, boolean>> = {};
+  type Methods = Required<VectorIndex>;
   const guard =
-    <K extends keyof VectorIndex>(method: K) =>
-    (...args: Parameters<VectorIndex[K]>) => {
+    <K extends keyof Methods>(method: K) =>
+    (...args: Parameters<Methods[K]>) => {
       if (failing[method]) return Promise.reject(new Error(`injected ${method} failure`));
-      return (inner[method] as (...a: Parameters<VectorIndex[K]>) => ReturnType<VectorIndex[K]>)(...args);
+      return (inner[method] as (...a: Parameters<Methods[K]>) => ReturnType<Methods[K]>)(...args);
     };
   const index: VectorIndex = {
     upsert: guard('upsert'),
@@ -18,6 +19,7 @@ export function createFailingIndex(inner: VectorIndex) {
     delete: guard('delete'),
     listIds: guard('listIds'),
     listNamespaces: guard('listNamespaces'),
+    ...(inner.confirm ? { confirm: guard('confirm') } : {}),
   };
   return { index, failing };
 }

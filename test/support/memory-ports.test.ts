@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { confirmingIndexConformance } from '../conformance/confirming-index.ts';
 import { contextRepositoryConformance } from '../conformance/context-repository.ts';
 import { expiringItemsConformance } from '../conformance/expiring-items.ts';
 import { sessionFor, sessionRepositoryConformance } from '../conformance/session-repository.ts';
@@ -14,6 +15,7 @@ const clock = { now: () => new Date() };
 
 contextRepositoryConformance('in-memory (test double)', () => createMemoryRepository(clock).repository);
 vectorIndexConformance('in-memory (test double)', () => createMemoryIndex().index);
+confirmingIndexConformance('in-memory (test double)', () => createMemoryIndex().index);
 vectorIndexConformance(
   'failure-injecting wrapper, not failing',
   () => createFailingIndex(createMemoryIndex().index).index,

@@ -194,12 +194,26 @@ function cosine(a: Float32Array, b: Float32Array): number {
 /** An exact VectorIndex: cosine similarity clamped to [0, 1], equality filters (membership for arrays). */
 export function createMemoryIndex() {
   const namespaces = new Map<TenantKey, Map<string, VectorItem>>();
+  /** Confirmations by namespace and id (VectorIndex.confirm): an upsert or a delete of the id drops its own. */
+  const confirmed = new Map<TenantKey, Map<string, string>>();
   const index: VectorIndex = {
     async upsert(namespace, items) {
       await turn();
       const ns = namespaces.get(namespace) ?? new Map<string, VectorItem>();
       namespaces.set(namespace, ns);
-      for (const item of items) ns.set(item.id, item);
+      for (const item of items) {
+        ns.set(item.id, item);
+        confirmed.get(namespace)?.delete(item.id);
+      }
+    },
+    async confirm(namespace, confirmations) {
+      await turn();
+      const tags = confirmed.get(namespace) ?? new Map<string, string>();
+      confirmed.set(namespace, tags);
+      for (const { id, text, tag } of confirmations) {
+        const held = namespaces.get(namespace)?.get(id)?.text;
+        if (held !== undefined && held === text) tags.set(id, tag);
+      }
     },
     async query(namespace, { vector, topK, filter = {} }) {
       await turn();
@@ -209,13 +223,24 @@ export function createMemoryIndex() {
           const actual = item.metadata[key as keyof VectorItem['metadata']];
           return Array.isArray(actual) ? actual.includes(value as string) : actual === value;
         });
-        if (ok) matches.push({ id: item.id, score: Math.max(0, cosine(vector, item.values)), metadata: item.metadata });
+        if (!ok) continue;
+        const match: VectorMatch = {
+          id: item.id,
+          score: Math.max(0, cosine(vector, item.values)),
+          metadata: item.metadata,
+        };
+        const tag = confirmed.get(namespace)?.get(item.id);
+        if (tag !== undefined && item.text !== undefined) match.confirmed = { text: item.text, tag };
+        matches.push(match);
       }
       return matches.sort((a, b) => b.score - a.score).slice(0, topK);
     },
     async delete(namespace, ids) {
       await turn();
-      for (const id of ids) namespaces.get(namespace)?.delete(id);
+      for (const id of ids) {
+        namespaces.get(namespace)?.delete(id);
+        confirmed.get(namespace)?.delete(id);
+      }
     },
     async listIds(namespace, { cursor, limit }) {
       await turn();
@@ -229,7 +254,7 @@ export function createMemoryIndex() {
   };
   const idsIn = (namespace: TenantKey) => [...(namespaces.get(namespace)?.keys() ?? [])].sort();
   const allIds = () => [...namespaces.values()].flatMap((ns) => [...ns.keys()]);
-  return { index, namespaces, idsIn, allIds };
+  return { index, namespaces, confirmed, idsIn, allIds };
 }
 
 /** Expiring items as id → expiry (ISO); listed oldest expiry first, as the byExpiry index is read. */

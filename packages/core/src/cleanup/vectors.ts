@@ -2,7 +2,10 @@ import type { ChunkTerms } from '../context/lexical/index.ts';
 import type { VectorIndex, VectorItem } from '../context/ports.ts';
 import type { ContextRecord } from '../context/record.ts';
 
-/** The vector a chunk record stands for, with the filterable attributes search relies on (and its terms, if any). */
+/**
+ * The vector a chunk record stands for, with the filterable attributes search relies on (and its terms, if any), and
+ * its text for an index that can show confirmed matches (VectorIndex.confirm).
+ */
 export function vectorItemOf(record: ContextRecord, values: Float32Array, lexical?: ChunkTerms): VectorItem {
   const item: VectorItem = {
     id: record.corresponding_vector_id,
@@ -17,6 +20,7 @@ export function vectorItemOf(record: ContextRecord, values: Float32Array, lexica
       contextType: record.context_type,
       tags: record.tags,
     },
+    text: record.text,
   };
   if (lexical && lexical.terms.indices.length > 0) item.terms = lexical.terms;
   if (lexical?.contextTerms) item.contextTerms = lexical.contextTerms;

@@ -39,6 +39,11 @@ export interface VectorItem {
    * their own. An adapter may ignore them (Pinecone's dot product cannot require an own match).
    */
   contextTerms?: SparseValues;
+  /**
+   * The chunk's text, as search shows it: an index that can confirm matches (VectorIndex.confirm) keeps it, the
+   * others ignore it. Upserting an id again clears what was confirmed of it.
+   */
+  text?: string;
 }
 
 /** Every given key must match; array attributes match when they contain the value. */
@@ -72,6 +77,24 @@ export interface VectorMatch {
    */
   score: number;
   metadata: VectorMetadata;
+  /**
+   * Only from an index that confirms (VectorIndex.confirm): the text it holds and the tag it was last confirmed at.
+   * Search shows the match without reading its rows when `tag` is its tenant's current generation tag.
+   */
+  confirmed?: { text: string; tag: GenerationTag };
+}
+
+/**
+ * A tenant's visibility generation as one opaque value: a random epoch written when the tenant's generation row is
+ * created, and its counter (ContextRepository.readGenerations). Two tags are the same generation only when equal.
+ */
+export type GenerationTag = string;
+
+/** A search's verdict on one match: its chunk was read visible, showing `text`, after the tenant's `tag` was read. */
+export interface Confirmation {
+  id: string;
+  text: string;
+  tag: GenerationTag;
 }
 
 /** Vector storage partitioned by tenant namespace, dense and sparse (terms) side by side under one id. */
@@ -84,6 +107,13 @@ export interface VectorIndex {
   /** Pages through the ids of one namespace (for the cleanup's orphan sweep). */
   listIds(namespace: TenantKey, options: { cursor?: string; limit: number }): Promise<Page<string>>;
   listNamespaces(): Promise<TenantKey[]>;
+  /**
+   * Optional capability (the embedded index has it, Pinecone not): records that each match was proved visible at a
+   * tag, so later queries return it as `confirmed`. Applies only to ids held with exactly that `text`; an upsert of
+   * the id clears it, a delete removes it. A hint: losing one costs a row read, never a wrong result, since search
+   * only trusts a tag equal to the tenant's current one.
+   */
+  confirm?(namespace: TenantKey, confirmations: readonly Confirmation[]): Promise<void>;
 }
 
 /** What search reads of a hit's chunk and of its document: enough to decide visibility and to build the result. */

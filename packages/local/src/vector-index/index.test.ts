@@ -2,6 +2,7 @@ import { appendFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VectorItem } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { confirmingIndexConformance } from '../../../../test/conformance/confirming-index.ts';
 import { hybridIndexConformance } from '../../../../test/conformance/hybrid-index.ts';
 import { axisVector, metadataFor, vectorIndexConformance } from '../../../../test/conformance/vector-index.ts';
 import { closeOpenedIndexes, freshDir, openIndex, randomVectors } from './test-indexes.ts';
@@ -9,6 +10,8 @@ import { closeOpenedIndexes, freshDir, openIndex, randomVectors } from './test-i
 afterEach(closeOpenedIndexes);
 
 vectorIndexConformance('local (usearch)', () => openIndex(freshDir()));
+confirmingIndexConformance('local (usearch)', () => openIndex(freshDir()));
+confirmingIndexConformance('local (usearch), snapshot after every batch', () => openIndex(freshDir(), 1));
 vectorIndexConformance('local (usearch), snapshot after every batch', () => openIndex(freshDir(), 1));
 hybridIndexConformance('local (usearch)', () => openIndex(freshDir()));
 hybridIndexConformance('local (usearch), snapshot after every batch', () => openIndex(freshDir(), 1));
@@ -189,6 +192,7 @@ describe('local vector index', () => {
       'gen-3.usearch',
       'gen-3.vectors',
       'namespace.json',
+      'shown-0.log', // texts and confirmations (shown.ts): their own file, compacted on their own
     ]);
     const reopened = await openIndex(dir);
     expect((await reopened.listIds('user:u1', { limit: 10 })).items.sort()).toEqual(['a0', 'a1', 'a2']);

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page, TenantKey, VectorIndex, VectorItem } from '@memgate/core';
+import type { Confirmation, Page, TenantKey, VectorIndex, VectorItem } from '@memgate/core';
 import { collectGarbage } from './collect-garbage.ts';
 import { BackgroundGraphing } from './graphing.ts';
 import { searchNamespace } from './hybrid.ts';
 import { encodeEntry, type JournalEntry, type JournalWriter, openJournal, readJournal } from './journal.ts';
+import { ShownTexts } from './shown.ts';
 import {
   journalPath,
   type Manifest,
@@ -18,6 +19,7 @@ import {
 import type { NamespaceStore } from './store.ts';
 
 export interface LocalVectorIndex extends VectorIndex {
+  confirm(namespace: TenantKey, confirmations: readonly Confirmation[]): Promise<void>;
   /** Resolves once every vector written so far is in its namespace's graph (benchmarks: the work a write left). */
   idle(): Promise<void>;
   /** Flushes to disk and releases the index. */
@@ -50,6 +52,8 @@ interface OpenNamespace {
   manifest: Manifest;
   store: NamespaceStore;
   journal: JournalWriter;
+  /** Texts and confirmations, in their own file (shown.ts). */
+  shown: ShownTexts;
   /** Date.now() of its last use. */
   usedAt: number;
 }
@@ -104,7 +108,7 @@ export async function createLocalVectorIndex({
     if (excess > 0) store.insertIntoGraph(excess);
     void graphing.afterWrite(store);
     const journal = openJournal(journalPath(nsDir, manifest.generation));
-    const state = { dir: nsDir, manifest, store, journal, usedAt: Date.now() };
+    const state = { dir: nsDir, manifest, store, journal, shown: new ShownTexts(nsDir), usedAt: Date.now() };
     namespaces.set(namespace, state);
     return state;
   }
@@ -125,6 +129,7 @@ export async function createLocalVectorIndex({
     for (const [namespace, state] of namespaces) {
       if (now - state.usedAt < unloadIdleAfterMs) continue;
       state.journal.close();
+      state.shown.close();
       graphing.forget(state.store); // what may still wait for the graph is in the journal, staged again on reload
       namespaces.delete(namespace);
       unloaded++;
@@ -171,6 +176,7 @@ export async function createLocalVectorIndex({
       if (!first) return;
       const state = open(namespace, first.values.length) as OpenNamespace;
       checkDimensions(items, state.manifest.dimension);
+      state.shown.put(items); // first: a confirmation of what this replaces must not outlive it
       commit(state, { op: 'upsert', items: [...items] });
       // Applied and searchable; the wait only keeps writes from outrunning the graph.
       await graphing.afterWrite(state.store);
@@ -178,11 +184,22 @@ export async function createLocalVectorIndex({
 
     async query(namespace, query) {
       const state = open(namespace);
-      return state ? searchNamespace(state.store, query) : [];
+      if (!state) return [];
+      const matches = searchNamespace(state.store, query);
+      for (const match of matches) {
+        const confirmed = state.shown.confirmedOf(match.id);
+        if (confirmed) match.confirmed = confirmed;
+      }
+      return matches;
+    },
+
+    async confirm(namespace, confirmations) {
+      open(namespace)?.shown.confirm(confirmations);
     },
 
     async delete(namespace, ids) {
       const state = open(namespace);
+      state?.shown.remove(ids);
       const known = state ? ids.filter((id) => state.store.idToSlot.has(id)) : [];
       if (state && known.length > 0) commit(state, { op: 'delete', ids: known });
     },
@@ -231,6 +248,7 @@ export async function createLocalVectorIndex({
       for (const state of namespaces.values()) {
         if (state.journal.bytes > 0) snapshot(state);
         state.journal.close();
+        state.shown.close();
       }
       namespaces.clear();
     },

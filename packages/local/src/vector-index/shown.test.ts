@@ -1,0 +1,93 @@
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { VectorItem } from '@memgate/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { axisVector, metadataFor } from '../../../../test/conformance/vector-index.ts';
+import type { LocalVectorIndex } from './index.ts';
+import { ShownTexts } from './shown.ts';
+import { closeOpenedIndexes, freshDir, openIndex } from './test-indexes.ts';
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await closeOpenedIndexes();
+});
+
+// The embedded index's texts and confirmations (shown.ts) are as durable as its vectors: a confirmation survives a
+// crash, a restart and an unload, and so does the upsert or delete that cleared it.
+
+const item = (id: string, axis: number, text: string): VectorItem => ({
+  id,
+  values: axisVector(16, axis),
+  metadata: metadataFor(),
+  text,
+});
+const confirmedOf = async (index: LocalVectorIndex) => {
+  const matches = await index.query('user:u1', { vector: axisVector(16, 0), topK: 10 });
+  return Object.fromEntries(matches.map((match) => [match.id, match.confirmed?.tag]));
+};
+
+describe('local vector index: confirmations on disk', () => {
+  it('survive a crash (no close) and a restart, as do the upserts and deletes that cleared them', async () => {
+    const dir = freshDir();
+    const first = await openIndex(dir);
+    await first.upsert('user:u1', [item('a', 0, 'alpha'), item('b', 1, 'beta'), item('c', 2, 'gamma')]);
+    await first.confirm('user:u1', [
+      { id: 'a', text: 'alpha', tag: 'e:1' },
+      { id: 'b', text: 'beta', tag: 'e:1' },
+      { id: 'c', text: 'gamma', tag: 'e:1' },
+    ]);
+    await first.upsert('user:u1', [item('b', 1, 'beta')]); // cleared
+    await first.delete('user:u1', ['c']);
+    const crashed = await openIndex(dir); // the first never closed: its journals are replayed
+    expect(await confirmedOf(crashed)).toEqual({ a: 'e:1', b: undefined });
+    await crashed.confirm('user:u1', [{ id: 'b', text: 'beta', tag: 'e:2' }]);
+    await crashed.close();
+    const restarted = await openIndex(dir);
+    expect(await confirmedOf(restarted)).toEqual({ a: 'e:1', b: 'e:2' });
+  });
+
+  it('drops a torn last record, which never returned to its caller', async () => {
+    const dir = freshDir();
+    const index = await openIndex(dir);
+    await index.upsert('user:u1', [item('a', 0, 'alpha')]);
+    await index.confirm('user:u1', [{ id: 'a', text: 'alpha', tag: 'e:1' }]);
+    const [nsDir] = readdirSync(dir);
+    const log = join(dir, nsDir as string, 'shown-0.log');
+    const whole = readFileSync(log).length;
+    appendFileSync(log, '["confirm",[["a","e:9"'); // a write cut short
+    const reopened = await openIndex(dir);
+    expect(await confirmedOf(reopened)).toEqual({ a: 'e:1' });
+    expect(readFileSync(log).length).toBe(whole);
+    await reopened.confirm('user:u1', [{ id: 'a', text: 'alpha', tag: 'e:2' }]);
+    expect(await confirmedOf(await openIndex(dir))).toEqual({ a: 'e:2' });
+  });
+
+  it('compacts its file once it is twice what it holds, keeping the same state', () => {
+    const dir = freshDir();
+    const shown = new ShownTexts(dir, 1_000);
+    shown.put([item('a', 0, 'alpha'), item('b', 1, 'beta')]);
+    for (let i = 0; i < 200; i++) shown.confirm([{ id: 'a', text: 'alpha', tag: `e:${i}` }]);
+    shown.remove(['b']);
+    expect(shown.fileBytes).toBeLessThan(1_500);
+    expect(readdirSync(dir).sort()).toEqual([expect.stringMatching(/^shown-[1-9]\d*\.log$/), 'shown.json']);
+    shown.close();
+    const reopened = new ShownTexts(dir);
+    expect(reopened.confirmedOf('a')).toEqual({ text: 'alpha', tag: 'e:199' });
+    expect(reopened.confirmedOf('b')).toBeUndefined();
+    reopened.close();
+  });
+
+  it('drops them with an idle namespace and has them again when it is loaded', async () => {
+    vi.useFakeTimers();
+    const index = await openIndex(freshDir(), undefined, { unloadIdleAfterMs: 60_000 });
+    await index.upsert('user:u1', [item('a', 0, 'alpha'), item('b', 1, 'beta')]);
+    await index.confirm('user:u1', [{ id: 'a', text: 'alpha', tag: 'e:1' }]);
+    vi.advanceTimersByTime(120_000);
+    expect(index.loadedNamespaces()).toEqual([]);
+    expect(await confirmedOf(index)).toEqual({ a: 'e:1', b: undefined });
+    await index.upsert('user:u1', [item('a', 0, 'alpha')]);
+    vi.advanceTimersByTime(120_000);
+    expect(index.loadedNamespaces()).toEqual([]);
+    expect(await confirmedOf(index)).toEqual({ a: undefined, b: undefined });
+  });
+});
