@@ -134,6 +134,17 @@ export const slimDependencies: Plugin = {
   },
 };
 
+/** functions/runtime/sdk-stream-checks.ts: the AWS SDK's stream checks without reading the `ReadableStream` global. */
+const SDK_STREAM_CHECKS = join(FUNCTIONS_DIR, 'runtime', 'sdk-stream-checks.ts');
+export const sdkStreamChecks: Plugin = {
+  name: 'sdk-stream-checks',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /(?:[/\\]|^\.\/)(?:stream-type-check|isStreamingPayload)$/ }, (args) =>
+      /[/\\]@smithy[/\\]core[/\\]dist-es[/\\]/.test(args.importer) ? { path: SDK_STREAM_CHECKS } : undefined,
+    );
+  },
+};
+
 /**
  * Where a bundled AWS SDK finds credentials in Lambda: the environment. The runtime always sets AWS_ACCESS_KEY_ID,
  * AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN from the function's execution role, so the SDK's default chain

@@ -27,6 +27,7 @@ import {
   LLHTTP_READER,
   ROOT,
   sdkFromRuntime,
+  sdkStreamChecks,
   slimDependencies,
   webClassesDefine,
   zodEnglishOnly,
@@ -187,7 +188,7 @@ export async function buildFunctions({
   rmSync(outdir, { recursive: true, force: true });
   // Two esbuild runs: the functions that bundle the AWS SDK, and those that require the runtime's.
   const groups = [
-    { group: names.filter((name) => !runtimeSdk.has(name)), sdk: [credentialsFromEnvironment] },
+    { group: names.filter((name) => !runtimeSdk.has(name)), sdk: [credentialsFromEnvironment, sdkStreamChecks] },
     { group: names.filter((name) => runtimeSdk.has(name)), sdk: [sdkFromRuntime] },
   ];
   const results = await Promise.all(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LiteHeaders } from '../../functions/runtime/web/headers.ts';
 import { LiteFormData, LiteRequest, LiteResponse } from '../../functions/runtime/web/index.ts';
+import { BUFFERED_BODY } from '../../packages/http/src/request/buffered.ts';
 
 // The Lambda bundles' Headers, Request and Response (functions/runtime/web), checked against Node's own.
 
@@ -255,5 +256,24 @@ describe('headers changed while iterated, and a status text', () => {
     expect(() => new Response(null, { statusText: 'bad\r\nx-injected: 1' })).toThrow(TypeError);
     expect(() => new LiteResponse(null, { statusText: 'bad\r\nx-injected: 1' })).toThrow(TypeError);
     expect(new LiteResponse(null, { status: 201, statusText: 'Created' }).statusText).toBe('Created');
+  });
+});
+
+describe('a body in memory handed over whole (the API reads it without a web stream)', () => {
+  it('gives the bytes of a text or byte body once, and the body then counts as read', async () => {
+    const text = new LiteRequest('https://x.test/', { method: 'POST', body: '{"note":"été"}' });
+    expect(Buffer.from(text[BUFFERED_BODY]() as Uint8Array).toString('utf8')).toBe('{"note":"été"}');
+    expect(text.bodyUsed).toBe(true);
+    expect(text[BUFFERED_BODY]()).toBeUndefined();
+    await expect(text.text()).rejects.toThrow(TypeError);
+    const bytes = new LiteResponse(new Uint8Array([1, 2, 3]));
+    expect([...(bytes[BUFFERED_BODY]() as Uint8Array)]).toEqual([1, 2, 3]);
+    expect([...(new LiteResponse(null)[BUFFERED_BODY]() as Uint8Array)]).toEqual([]);
+  });
+
+  it('gives nothing for a stream, which is read as one', async () => {
+    const streamed = new LiteResponse(new Response('streamed').body);
+    expect(streamed[BUFFERED_BODY]()).toBeUndefined();
+    expect(await streamed.text()).toBe('streamed');
   });
 });

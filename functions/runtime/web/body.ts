@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { BUFFERED_BODY } from '@memgate/http/request/buffered';
 import type { LiteHeaders } from './headers.ts';
 
 /**
@@ -122,6 +123,18 @@ export abstract class LiteBody {
     if (this.#unusable()) throw new TypeError('Body is unusable: Body has already been read');
     this.#used = true;
     return this.#source;
+  }
+
+  /**
+   * The body's bytes when they are in memory (text or bytes, not a stream), marking it read; undefined otherwise.
+   * The API's body readers take this instead of `.body`, which would wrap them in a web stream only to read it.
+   */
+  [BUFFERED_BODY](): Uint8Array | undefined {
+    const source = this.#source;
+    if (isStream(source) || this.#unusable()) return undefined;
+    this.#used = true;
+    if (source === null) return new Uint8Array(0);
+    return typeof source === 'string' ? Buffer.from(source, 'utf8') : source;
   }
 
   async text(): Promise<string> {

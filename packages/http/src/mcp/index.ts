@@ -1,10 +1,10 @@
-import { type ContextStore, MemgateError } from '@memgate/core';
-import { readRequestBody } from '@modelcontextprotocol/sdk/server/requestBody.js';
+import type { ContextStore } from '@memgate/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, respondWithError, tooDeepFieldOf } from '../errors/index.ts';
+import { readBodyText } from '../request/index.ts';
 import { createMemoryServer } from './server.ts';
 
 export { MEMORY_TOOLS, type MemoryTool } from './tools.ts';
@@ -28,15 +28,9 @@ export function createMcpApp(deps: BaseDeps & McpAreaDeps): Hono<AuthEnv> {
   app.use(MCP_PATH, authenticate({ verifier }));
 
   app.post(MCP_PATH, async function handleMcpRequest(c) {
-    const body = await readRequestBody(c.req.raw, MAX_BODY_BYTES);
-    if (body.tooLarge) {
-      throw new MemgateError(
-        'payload_too_large',
-        'payload_too_large',
-        `request body is larger than ${MAX_BODY_BYTES} bytes`,
-      );
-    }
-    const parsed = await parseMessage(body.text);
+    // The API's own reader, as in every area: straight from the Node request on the local server, the event's bytes
+    // in Lambda (no web stream over them), refused with the 413 as soon as it passes the limit.
+    const parsed = await parseMessage(await readBodyText(c, MAX_BODY_BYTES));
     if (parsed.refusal) return c.json(parsed.refusal, 400);
     const server = createMemoryServer({ store, principal: c.var.principal, logger });
     const transport = new WebStandardStreamableHTTPServerTransport({

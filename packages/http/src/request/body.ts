@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { MemgateError } from '@memgate/core';
 import type { Context } from 'hono';
+import { bufferedBodyOf } from './buffered.ts';
 import { nodeBindingsOf } from './node.ts';
 
 /** DESIGN.md section 7: the 413 for a body over `maxBytes`, in every area's format. */
@@ -53,8 +54,13 @@ function readNodeBody(incoming: IncomingMessage, maxBytes: number): Promise<Uint
   });
 }
 
-/** Reads a WHATWG Request's body, refusing it (413) as soon as it passes `maxBytes`. */
+/** Reads a WHATWG Request's body, refusing it (413) as soon as it passes `maxBytes` (at once when it is in memory). */
 async function readWebBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const buffered = bufferedBodyOf(request);
+  if (buffered) {
+    if (buffered.length > maxBytes) throw bodyTooLarge(maxBytes);
+    return buffered;
+  }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
