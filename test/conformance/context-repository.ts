@@ -250,36 +250,44 @@ export function contextRepositoryConformance(
       expect(await repository.deleteChildrenWhile('missing', ids, 'deleting')).toBe(false);
     });
 
-    it('keeps a visibility generation per tenant: 0 until bumped, and every bump counts, concurrent ones too', async () => {
+    it('keeps a visibility generation tag per tenant: none until created, changed by every bump, concurrent ones too', async () => {
       const repository = await factory();
       const [a, b, c] = [`user:${fresh()}`, `org:${fresh()}`, `org:${fresh()}`] as const satisfies TenantKey[];
-      expect(await repository.readGenerations([a, b])).toEqual(
+      // No row, no tag: nothing can be vouched for by a generation that was never written.
+      expect(await repository.readGenerations([a, b])).toEqual(new Map());
+      // Creating is idempotent and atomic: concurrent ensures agree, and a read gives the same tag.
+      const [first, second] = await Promise.all([
+        repository.ensureGenerations([a]),
+        repository.ensureGenerations([a, b]),
+      ]);
+      const tagA = first.get(a) as string;
+      expect(typeof tagA).toBe('string');
+      expect(second.get(a)).toBe(tagA);
+      expect(await repository.readGenerations([a, b, c])).toEqual(
         new Map([
-          [a, 0],
-          [b, 0],
+          [a, tagA],
+          [b, second.get(b)],
         ]),
       );
+      expect((await repository.ensureGenerations([a])).get(a)).toBe(tagA);
+      // Every bump gives a new tag, never an earlier one; a bump of a tenant with no row creates it.
+      const seen = new Set([tagA]);
       await repository.bumpGenerations([a]);
-      await Promise.all([repository.bumpGenerations([b, a, a]), repository.bumpGenerations([b])]);
-      expect(await repository.readGenerations([c, b, a])).toEqual(
-        new Map([
-          [c, 0],
-          [b, 2],
-          [a, 2],
-        ]),
-      );
-      // Rows and generations in one read: the same records getForSearch gives, and the same generations.
+      const afterOne = (await repository.readGenerations([a])).get(a) as string;
+      expect(seen.has(afterOne)).toBe(false);
+      seen.add(afterOne);
+      await Promise.all([repository.bumpGenerations([b, a, a]), repository.bumpGenerations([c])]);
+      const afterTwo = await repository.readGenerations([c, b, a]);
+      expect([...afterTwo.keys()].sort()).toEqual([a, b, c].sort());
+      expect(seen.has(afterTwo.get(a) as string)).toBe(false);
+      expect(afterTwo.get(b)).not.toBe(second.get(b));
+      // Rows and tags in one read: the same records getMany gives, and the same tags.
       const chunk = recordFor({ tenant: a, text: 'the chunk' });
       await repository.putMany([chunk]);
-      const both = await repository.getForSearchWithGenerations([chunk._id, 'missing'], [a, c]);
-      expect(both.records).toEqual(await repository.getForSearch([chunk._id]));
-      expect(both.generations).toEqual(
-        new Map([
-          [a, 2],
-          [c, 0],
-        ]),
-      );
-      expect((await repository.getForSearchWithGenerations([], [b])).generations).toEqual(new Map([[b, 2]]));
+      const both = await repository.getManyWithGenerations([chunk._id, 'missing', chunk._id], [a, `user:${fresh()}`]);
+      expect(both.records).toEqual(await repository.getMany([chunk._id]));
+      expect(both.generations).toEqual(new Map([[a, afterTwo.get(a)]]));
+      expect((await repository.getManyWithGenerations([], [b])).generations).toEqual(new Map([[b, afterTwo.get(b)]]));
       await repository.deleteMany([chunk._id]);
       // A generation is not a record: no listing shows it.
       expect((await repository.listByTenant(a, { limit: 10 })).items).toEqual([]);

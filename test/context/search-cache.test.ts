@@ -37,10 +37,6 @@ function otherProcess(wrap: (repository: ContextRepository) => ContextRepository
       rowsRead.push([...ids]);
       return own.getForSearch(ids);
     },
-    getForSearchWithGenerations: (ids, tenants) => {
-      if (ids.length > 0) rowsRead.push([...ids]);
-      return own.getForSearchWithGenerations(ids, tenants);
-    },
   };
   return createContextStore({ repository: wrap(counting), index, embedder: createLexicalEmbedder(), clock });
 }

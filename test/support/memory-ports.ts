@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type ContextRecord,
   type ContextRepository,
@@ -55,8 +56,27 @@ const byKey = (keyOf: (record: ContextRecord) => string) => (a: ContextRecord, b
 
 export function createMemoryRepository(clock: { now(): Date }) {
   const rows = new Map<string, ContextRecord>();
-  const generations = new Map<TenantKey, number>();
+  /** Each tenant's generation row: a random epoch set when it is created, and its counter. */
+  const generations = new Map<TenantKey, { epoch: string; counter: number }>();
+  const tagOf = (tenant: TenantKey) => {
+    const row = generations.get(tenant);
+    return row && `${row.epoch}:${row.counter}`;
+  };
+  const update = (tenant: TenantKey, by: number) => {
+    const row = generations.get(tenant) ?? { epoch: randomUUID(), counter: 0 };
+    row.counter += by;
+    generations.set(tenant, row);
+    return tagOf(tenant) as string;
+  };
   const copy = (record: ContextRecord) => structuredClone(record);
+  const tagsOf = (tenants: readonly TenantKey[]) => {
+    const tags = new Map<TenantKey, string>();
+    for (const tenant of tenants) {
+      const tag = tagOf(tenant);
+      if (tag !== undefined) tags.set(tenant, tag);
+    }
+    return tags;
+  };
 
   /** Newest first, as the byTenant/byOwner/documentsByTenant indexes are read. */
   function newestFirst(
@@ -163,15 +183,20 @@ export function createMemoryRepository(clock: { now(): Date }) {
     },
     async readGenerations(tenants) {
       await turn();
-      return new Map(tenants.map((tenant) => [tenant, generations.get(tenant) ?? 0]));
+      return tagsOf(tenants);
     },
-    async getForSearchWithGenerations(ids, tenants) {
-      const [records, read] = await Promise.all([repository.getForSearch(ids), repository.readGenerations(tenants)]);
-      return { records, generations: read };
+    async ensureGenerations(tenants) {
+      await turn();
+      return new Map(tenants.map((tenant) => [tenant, update(tenant, 0)]));
+    },
+    async getManyWithGenerations(ids, tenants) {
+      await turn();
+      const records = [...new Set(ids)].flatMap((id) => (rows.has(id) ? [copy(rows.get(id) as ContextRecord)] : []));
+      return { records, generations: tagsOf(tenants) };
     },
     async bumpGenerations(tenants) {
       await turn();
-      for (const tenant of new Set(tenants)) generations.set(tenant, (generations.get(tenant) ?? 0) + 1);
+      for (const tenant of new Set(tenants)) update(tenant, 1);
     },
   };
   return { repository, rows, generations };

@@ -1,80 +1,118 @@
+import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SearchRecord, TenantKey } from '@memgate/core';
+import type { ContextRecord, GenerationTag, TenantKey } from '@memgate/core';
 import { batchGet } from './batch.ts';
-import { generationKey, recordKey, SEARCH_PROJECTION } from './context-items.ts';
+import { fromItem, generationKey, recordKey } from './context-items.ts';
 
-/** The counter attribute of a generation item. */
+/** The counter attribute of a generation item, and its epoch: random, written once when the item is created. */
 const GENERATION = 'generation';
+const EPOCH = 'epoch';
 
 /**
- * The visibility generations of `tenants` (ContextRepository.readGenerations): one strongly consistent BatchGetItem
- * of small items (a read unit each), projected to the counter. A tenant never bumped has no item: generation 0.
+ * A generation item as a tag: its epoch and its counter. An item without an epoch (written before epochs, or not
+ * at all) has no tag, so it vouches for nothing until a bump or an ensure gives it one.
+ */
+export function tagOfItem(item: Record<string, unknown>): GenerationTag | undefined {
+  const epoch = item[EPOCH];
+  return typeof epoch === 'string' ? `${epoch}:${Number(item[GENERATION] ?? 0)}` : undefined;
+}
+
+/** A new epoch: a table wiped and written again never gives a tenant a tag it had before. */
+const newEpoch = () => randomBytes(8).toString('hex');
+
+/** Read with the generation items of a batch: the tenant, its counter and its epoch. */
+export const GENERATION_PROJECTION = {
+  ProjectionExpression: '#tenant, #generation, #epoch',
+  ExpressionAttributeNames: { '#tenant': 'tenant', '#generation': GENERATION, '#epoch': EPOCH },
+} as const;
+
+/**
+ * The visibility generation tags of `tenants` (ContextRepository.readGenerations): one strongly consistent
+ * BatchGetItem of small items (a read unit each). A tenant without a tagged item is absent from the map.
  */
 export async function readGenerations(
   client: DynamoDBDocumentClient,
   tableName: string,
   tenants: readonly TenantKey[],
-): Promise<Map<TenantKey, number>> {
+): Promise<Map<TenantKey, GenerationTag>> {
   const unique = [...new Set(tenants)];
-  const generations = new Map<TenantKey, number>(unique.map((tenant) => [tenant, 0]));
-  if (unique.length === 0) return generations;
+  const tags = new Map<TenantKey, GenerationTag>();
+  if (unique.length === 0) return tags;
   const items = await batchGet(client, tableName, unique.map(generationKey), {
     ConsistentRead: true,
-    ProjectionExpression: '#tenant, #generation',
-    ExpressionAttributeNames: { '#tenant': 'tenant', '#generation': GENERATION },
+    ...GENERATION_PROJECTION,
   });
-  for (const item of items) generations.set(item.tenant as TenantKey, Number(item[GENERATION] ?? 0));
-  return generations;
+  for (const item of items) {
+    const tag = tagOfItem(item);
+    if (tag !== undefined) tags.set(item.tenant as TenantKey, tag);
+  }
+  return tags;
 }
 
 /**
- * Search's rows and its tenants' generations in one strongly consistent BatchGetItem
- * (ContextRepository.getForSearchWithGenerations): the projection of search's fields plus the counter; an item with
- * an `_id` is a record, the others are generations.
+ * An UpdateItem per tenant that adds `by` to its counter and gives it an epoch if it has none (creating the item),
+ * returning the tags after it: atomic, so a concurrent bump or create is never lost.
  */
-export async function getForSearchWithGenerations(
+async function updateGenerations(
   client: DynamoDBDocumentClient,
   tableName: string,
-  ids: readonly string[],
   tenants: readonly TenantKey[],
-): Promise<{ records: SearchRecord[]; generations: Map<TenantKey, number> }> {
+  by: 0 | 1,
+): Promise<Map<TenantKey, GenerationTag>> {
   const unique = [...new Set(tenants)];
-  const generations = new Map<TenantKey, number>(unique.map((tenant) => [tenant, 0]));
-  const keys = [...[...new Set(ids)].map(recordKey), ...unique.map(generationKey)];
-  if (keys.length === 0) return { records: [], generations };
-  const items = await batchGet(client, tableName, keys, {
-    ConsistentRead: true,
-    ProjectionExpression: `${SEARCH_PROJECTION.ProjectionExpression}, #generation`,
-    ExpressionAttributeNames: { ...SEARCH_PROJECTION.ExpressionAttributeNames, '#generation': GENERATION },
-  });
-  const records: SearchRecord[] = [];
-  for (const item of items) {
-    if (typeof item._id === 'string') records.push(item as unknown as SearchRecord);
-    else generations.set(item.tenant as TenantKey, Number(item[GENERATION] ?? 0));
-  }
-  return { records, generations };
+  const tags = await Promise.all(
+    unique.map(async (tenant) => {
+      const { Attributes } = await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: generationKey(tenant),
+          UpdateExpression: 'SET #tenant = :tenant, #epoch = if_not_exists(#epoch, :epoch) ADD #generation :by',
+          ExpressionAttributeNames: { '#tenant': 'tenant', '#generation': GENERATION, '#epoch': EPOCH },
+          ExpressionAttributeValues: { ':tenant': tenant, ':by': by, ':epoch': newEpoch() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return [tenant, tagOfItem(Attributes ?? {}) as GenerationTag] as const;
+    }),
+  );
+  return new Map(tags);
 }
 
-/**
- * Adds one to each tenant's generation (ContextRepository.bumpGenerations): an UpdateItem `ADD` per tenant, which
- * creates the item at 1 and never loses a concurrent bump.
- */
+/** ContextRepository.ensureGenerations: the tags, creating the items of tenants that have none (counter 0). */
+export function ensureGenerations(client: DynamoDBDocumentClient, tableName: string, tenants: readonly TenantKey[]) {
+  return updateGenerations(client, tableName, tenants, 0);
+}
+
+/** ContextRepository.bumpGenerations: one more on each tenant's counter, creating the item (with an epoch) at 1. */
 export async function bumpGenerations(
   client: DynamoDBDocumentClient,
   tableName: string,
   tenants: readonly TenantKey[],
 ): Promise<void> {
-  await Promise.all(
-    [...new Set(tenants)].map((tenant) =>
-      client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: generationKey(tenant),
-          UpdateExpression: 'SET #tenant = :tenant ADD #generation :one',
-          ExpressionAttributeNames: { '#tenant': 'tenant', '#generation': GENERATION },
-          ExpressionAttributeValues: { ':tenant': tenant, ':one': 1 },
-        }),
-      ),
-    ),
-  );
+  await updateGenerations(client, tableName, tenants, 1);
+}
+
+/**
+ * Records and the tags of `tenants` in one strongly consistent BatchGetItem (ContextRepository.getManyWithGenerations):
+ * an item with an `_id` is a record, the others are generations. Records come in the order asked for.
+ */
+export async function getManyWithGenerations(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  ids: readonly string[],
+  tenants: readonly TenantKey[],
+): Promise<{ records: ContextRecord[]; generations: Map<TenantKey, GenerationTag> }> {
+  const unique = [...new Set(ids)];
+  const generations = new Map<TenantKey, GenerationTag>();
+  const keys = [...unique.map(recordKey), ...[...new Set(tenants)].map(generationKey)];
+  if (keys.length === 0) return { records: [], generations };
+  const byId = new Map<string, ContextRecord>();
+  for (const item of await batchGet(client, tableName, keys, { ConsistentRead: true })) {
+    if (typeof item._id === 'string') byId.set(item._id, fromItem(item));
+    else {
+      const tag = tagOfItem(item);
+      if (tag !== undefined) generations.set(item.tenant as TenantKey, tag);
+    }
+  }
+  return { records: unique.flatMap((id) => (byId.has(id) ? [byId.get(id) as ContextRecord] : [])), generations };
 }

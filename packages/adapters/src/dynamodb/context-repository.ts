@@ -4,7 +4,8 @@
  *   item                      pk            sk    gsi1 byTenant          gsi2 byOwner            gsi3 documentsByTenant  gsi4 unsettled
  *   document or chunk record  ctx#<id>      ctx   ctx#<tenant>           ctx#owner#<user_id>     (documents only)        ctx#unsettled
  *                                                 <createdAt>#<id>       <createdAt>#<id>        ctx#<tenant>, same sk   <updatedAt>#<id>
- *   tenant generation         ctx#generation#<tenant>  generation  (in no index: `tenant`, `generation`, a counter)
+ *   tenant generation         ctx#generation#<tenant>  generation  (in no index: `tenant`, `generation`, a counter,
+ *                                                                     `epoch`, random, written when it is created)
  *
  * - One item per record, addressed by id alone (search reads hits by id in one BatchGet). Record fields are stored as
  *   they are; a chunk's `content` equals its `text` and is stored once.
@@ -27,7 +28,7 @@ import {
 import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus, SearchRecord } from '@memgate/core';
 import { batchGet, batchWrite } from './batch.ts';
 import { createAbsent } from './context-creation.ts';
-import { bumpGenerations, getForSearchWithGenerations, readGenerations } from './context-generations.ts';
+import { bumpGenerations, ensureGenerations, getManyWithGenerations, readGenerations } from './context-generations.ts';
 import {
   fromItem,
   isUnsettled,
@@ -268,8 +269,12 @@ export function createDynamoContextRepository({
       return bumpGenerations(client, tableName, tenants);
     },
 
-    getForSearchWithGenerations(ids, tenants) {
-      return getForSearchWithGenerations(client, tableName, ids, tenants);
+    ensureGenerations(tenants) {
+      return ensureGenerations(client, tableName, tenants);
+    },
+
+    getManyWithGenerations(ids, tenants) {
+      return getManyWithGenerations(client, tableName, ids, tenants);
     },
 
     async countAttempt(id) {

@@ -179,21 +179,27 @@ export interface ContextRepository {
   /** Increments the cleanup's re-index attempt counter; returns the new count. */
   countAttempt(id: string): Promise<number>;
   /**
-   * The visibility generation of each tenant, strongly consistent; 0 for a tenant never bumped. Search reads it before
-   * reading rows, to know which of its cached visible chunks still hold (store/visibility-cache.ts).
+   * The visibility generation tag of each tenant (GenerationTag), strongly consistent. A tenant whose generation row
+   * is absent (never created, or the table was wiped) or has no epoch yet is absent from the map: it vouches for
+   * nothing. Search reads it before reading rows, to know which confirmed or cached chunks still hold.
    */
-  readGenerations(tenants: readonly TenantKey[]): Promise<Map<TenantKey, number>>;
+  readGenerations(tenants: readonly TenantKey[]): Promise<Map<TenantKey, GenerationTag>>;
   /**
-   * Adds one to the generation of each tenant (atomic: two concurrent bumps count twice). Every path that hides a
-   * record calls it after the hiding write and before it answers.
+   * The tags of `tenants`, creating the generation rows that do not exist (a random epoch, counter 0; atomic: two
+   * concurrent creations agree). Costs a write per tenant: called only for tenants readGenerations found no tag for.
+   */
+  ensureGenerations(tenants: readonly TenantKey[]): Promise<Map<TenantKey, GenerationTag>>;
+  /**
+   * Adds one to the generation of each tenant (atomic: two concurrent bumps count twice), creating its row with a
+   * new epoch if absent. Every path that hides a record calls it after the hiding write and before it answers.
    */
   bumpGenerations(tenants: readonly TenantKey[]): Promise<void>;
   /**
-   * getForSearch and readGenerations in one strongly consistent batch: one round trip. The reads inside it have no
-   * order, so a generation read here only vouches for rows read by a later call (store/visibility-cache.ts).
+   * getMany and readGenerations in one strongly consistent batch: one round trip (an add reads its documents and its
+   * tenant's tag together). The reads inside it have no order.
    */
-  getForSearchWithGenerations(
+  getManyWithGenerations(
     ids: readonly string[],
     tenants: readonly TenantKey[],
-  ): Promise<{ records: SearchRecord[]; generations: Map<TenantKey, number> }>;
+  ): Promise<{ records: ContextRecord[]; generations: Map<TenantKey, GenerationTag> }>;
 }

@@ -1,68 +1,45 @@
 import type { TenantKey } from '../../auth/index.ts';
-import type { SearchRecord, VectorMatch } from '../ports.ts';
+import type { Confirmation, GenerationTag, VectorMatch } from '../ports.ts';
 import type { SearchHit } from '../service.ts';
 import type { ContextStoreDeps } from './deps.ts';
-import { rowIdsOf, visibleChunks, visibleChunksIn } from './visibility.ts';
+import { visibleChunks } from './visibility.ts';
 import type { ShownChunk, VisibilityCache } from './visibility-cache.ts';
 
 /** An index match and the tenant whose namespace returned it. */
 export type Candidate = VectorMatch & { tenant: TenantKey };
 
 /**
- * The visible chunks behind `candidates`, as results (best first is the caller's order). Without a cache: one
- * strongly consistent batch read of their chunks and documents. With one (visibility-cache.ts), still one round trip:
- * - a candidate cached at the newest generation this process knows for its tenant is shown from the cache, if the
- *   generation read in this search's batch is still that one;
- * - the other candidates' rows are read in that same batch, and the visible ones cached with the generation known
- *   BEFORE the batch (a generation read inside the batch may have been read after a row: a batch has no order);
- * - cached candidates whose tenant's generation moved (a hide since) are read in a second batch, and cached with the
- *   generation the first batch read.
- * A tenant this process knows no generation of yet (its first search here) has it read first, on its own.
+ * The visible chunks behind `candidates`, as results (best first is the caller's order). `tags` are the tenants'
+ * generation tags, read after the request arrived and before any row read below. A candidate is shown:
+ * - from the index, when it comes back confirmed at its tenant's current tag (VectorIndex.confirm);
+ * - else from this process's cache, when it holds the chunk at that tag;
+ * - else from one strongly consistent batch read of its chunk and document, and then, if visible, cached and
+ *   confirmed in the index at the tag read BEFORE that read: a hide after it bumps the tag, so the verdict can only
+ *   be used while no hide has been acknowledged since the row read.
  */
 export async function visibleHits(
   deps: ContextStoreDeps,
   cache: VisibilityCache | undefined,
   candidates: readonly Candidate[],
+  tags: ReadonlyMap<TenantKey, GenerationTag>,
 ): Promise<SearchHit[]> {
-  if (candidates.length === 0) return [];
   const shown = new Map<Candidate, ShownChunk>();
-  if (!cache) {
-    keepVisible(undefined, candidates, await visibleChunks(deps.repository, candidates), new Map(), shown);
-    return resultsOf(candidates, shown);
-  }
-  const tenants = [...new Set(candidates.map((match) => match.tenant))];
-  const unknown = tenants.filter((tenant) => cache.known(tenant) === undefined);
-  if (unknown.length > 0) cache.learn(await deps.repository.readGenerations(unknown));
-  const before = new Map(tenants.map((tenant) => [tenant, cache.known(tenant)]));
-  const cached = new Map<Candidate, ShownChunk>();
   const unread: Candidate[] = [];
   for (const match of candidates) {
-    const tag = before.get(match.tenant);
-    const chunk = tag === undefined ? undefined : cache.get(match.tenant, match.id, tag);
-    if (chunk) cached.set(match, chunk);
+    const tag = tags.get(match.tenant);
+    const chunk =
+      tag === undefined
+        ? undefined
+        : match.confirmed?.tag === tag
+          ? shownFromIndex(match, match.confirmed.text)
+          : cache?.get(match.tenant, match.id, tag);
+    if (chunk) shown.set(match, chunk);
     else unread.push(match);
   }
-  const { records, generations } = await deps.repository.getForSearchWithGenerations(rowIdsOf(unread), tenants);
-  cache.learn(generations);
-  const moved: Candidate[] = [];
-  for (const [match, chunk] of cached) {
-    if (generations.get(match.tenant) === before.get(match.tenant)) shown.set(match, chunk);
-    else moved.push(match);
-  }
-  keepVisible(cache, unread, visibleChunksIn(records, unread), before, shown);
-  if (moved.length > 0) keepVisible(cache, moved, await visibleChunks(deps.repository, moved), generations, shown);
-  return resultsOf(candidates, shown);
-}
-
-/** Adds the visible chunks among `matches` to `shown`, and to the cache at their tenant's `tags` when known. */
-function keepVisible(
-  cache: VisibilityCache | undefined,
-  matches: readonly Candidate[],
-  chunks: ReadonlyMap<string, SearchRecord>,
-  tags: ReadonlyMap<TenantKey, number | undefined>,
-  shown: Map<Candidate, ShownChunk>,
-): void {
-  for (const match of matches) {
+  if (unread.length === 0) return resultsOf(candidates, shown);
+  const chunks = await visibleChunks(deps.repository, unread);
+  const confirmations = new Map<TenantKey, Confirmation[]>();
+  for (const match of unread) {
     const chunk = chunks.get(match.id);
     if (!chunk || chunk.tenant !== match.tenant) continue;
     const result: ShownChunk = {
@@ -74,7 +51,43 @@ function keepVisible(
     };
     shown.set(match, result);
     const tag = tags.get(match.tenant);
-    if (cache && tag !== undefined) cache.set(match.tenant, result, tag);
+    if (tag === undefined) continue;
+    cache?.set(match.tenant, result, tag);
+    // Only what the index would then show exactly as this row read does (its metadata says the rest).
+    if (deps.index.confirm && sameShown(shownFromIndex(match, result.text), result)) {
+      const list = confirmations.get(match.tenant) ?? [];
+      confirmations.set(match.tenant, list);
+      list.push({ id: match.id, text: result.text, tag });
+    }
+  }
+  await confirm(deps, confirmations);
+  return resultsOf(candidates, shown);
+}
+
+/** What a match confirmed with `text` shows: the rest comes from the index's metadata of it. */
+function shownFromIndex(match: Candidate, text: string): ShownChunk {
+  const { documentId, fileName, source } = match.metadata;
+  return { contextId: match.id, text, documentId, fileName, source };
+}
+
+function sameShown(a: ShownChunk, b: ShownChunk): boolean {
+  return (
+    a.contextId === b.contextId &&
+    a.text === b.text &&
+    a.documentId === b.documentId &&
+    a.fileName === b.fileName &&
+    a.source === b.source
+  );
+}
+
+/** Records the verdicts in the index; a failure only costs later searches a row read, so it fails nothing. */
+async function confirm(deps: ContextStoreDeps, confirmations: ReadonlyMap<TenantKey, Confirmation[]>): Promise<void> {
+  const { index } = deps;
+  if (!index.confirm || confirmations.size === 0) return;
+  try {
+    await Promise.all([...confirmations].map(([tenant, list]) => index.confirm?.(tenant, list)));
+  } catch (error) {
+    deps.log?.('warn', 'context search: confirming visible chunks in the index failed', { error: String(error) });
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFailingIndex } from '../../../../../test/support/context-fakes.ts';
 import { createMemoryIndex, createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
-import type { Principal, TenantKey } from '../../auth/index.ts';
+import type { Principal } from '../../auth/index.ts';
 import { querySpeakerIds } from '../lexical/index.ts';
 import type { Embedder, VectorIndex, VectorQuery } from '../ports.ts';
 import { createContextStore } from './index.ts';
@@ -130,10 +130,6 @@ describe('search: reads only the rows it may show', () => {
       getForSearch: (ids: readonly string[]) => {
         read.push([...ids]);
         return repository.getForSearch(ids);
-      },
-      getForSearchWithGenerations: (ids: readonly string[], tenants: readonly TenantKey[]) => {
-        read.push([...ids]);
-        return repository.getForSearchWithGenerations(ids, tenants);
       },
     };
     const store = createContextStore({ repository: counting, index: createMemoryIndex().index, embedder, clock });

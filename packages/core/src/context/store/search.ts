@@ -1,10 +1,11 @@
 import type { Principal, TenantKey } from '../../auth/index.ts';
 import { invalid } from '../../errors/index.ts';
 import { querySpeakerIds, queryTermFrequencies } from '../lexical/index.ts';
-import type { SparseValues, VectorFilter, VectorQuery } from '../ports.ts';
+import type { GenerationTag, SparseValues, VectorFilter, VectorQuery } from '../ports.ts';
 import type { SearchHit, SearchInput } from '../service.ts';
 import { readScope } from './access.ts';
 import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, DEFAULT_SPEAKER_FACTOR, indexingFailed } from './deps.ts';
+import { readTags } from './generation-tags.ts';
 import { type Candidate, visibleHits } from './search-rows.ts';
 import type { VisibilityCache } from './visibility-cache.ts';
 
@@ -61,9 +62,10 @@ export const MAX_FETCH = 1_000;
 const WIDENING = 4;
 
 /**
- * Search (DESIGN.md section 3): one embedding and the query's terms, one hybrid index query per visible namespace,
- * one batch read that drops any hit whose record is not (or no longer) visible, except hits the visibility cache
- * still vouches for at the tenants' current generations (read in that same batch: search-rows.ts). The band applies
+ * Search (DESIGN.md section 3): one embedding and the query's terms, one hybrid index query per visible namespace
+ * (alongside them, the tenants' generation tags), one batch read that drops any hit whose record is not (or no
+ * longer) visible, except hits the index has confirmed, or the visibility cache holds, at their tenant's current tag
+ * (search-rows.ts). The band applies
  * before `top_k`: while fewer than `top_k` visible in-band results are certain, the index is asked again for 4 times
  * as many (up to MAX_FETCH), so results better than the band and hidden records never take a slot.
  */
@@ -82,6 +84,12 @@ export async function searchContext(
   const speakerFactor = deps.retrieval?.speakerFactor ?? DEFAULT_SPEAKER_FACTOR;
   const speakers =
     terms && speakerFactor < 1 ? { terms: querySpeakerIds(input.query), factor: speakerFactor } : undefined;
+  // The generation tags decide which confirmed or cached chunks hold. Read once, after the request arrived (so after
+  // every hide acknowledged before it) and alongside the embedding and the index query, not after them.
+  const tagsRead = needsTags(deps, cache)
+    ? readTags(deps.repository, tenants)
+    : Promise.resolve(new Map<TenantKey, GenerationTag>());
+  tagsRead.catch(() => {}); // awaited below; this keeps an early failure of the embedder from leaving it unhandled
   let vector: Float32Array;
   try {
     [vector] = (await deps.embedder.embed([input.query], 'query')) as [Float32Array];
@@ -119,13 +127,18 @@ export async function searchContext(
       // An unread match scoring the same as a read one comes after it (ties keep the order the tenants answered).
       const settled = found.filter((hit) => hit.score >= horizon && hit.score >= next).length;
       if (settled >= topK || unread.length === 0) break;
-      found.push(...(await visibleHits(deps, cache, unread.splice(0, Math.max(topK - settled, wider * topK)))));
+      const batch = unread.splice(0, Math.max(topK - settled, wider * topK));
+      found.push(...(await visibleHits(deps, cache, batch, await tagsRead)));
     }
     const settled = found.filter((hit) => hit.score >= horizon).length;
     if (settled >= topK || open.length === 0 || fetch >= MAX_FETCH) break;
   }
   return found.sort((a, b) => b.score - a.score).slice(0, topK);
 }
+
+/** Tags are only worth a read when something can vouch for a hit with them: the index's confirmations or a cache. */
+const needsTags = (deps: ContextStoreDeps, cache: VisibilityCache | undefined) =>
+  cache !== undefined || deps.index.confirm !== undefined;
 
 async function queryTenants(
   deps: ContextStoreDeps,

@@ -43,11 +43,32 @@ export const documentAbout = (topic: string, paragraphs = 1) =>
 
 export const band = { similarity_threshold: 1, minimum_similarity_threshold: 0, top_k: 20 } as const;
 
+/** What vouches for a hit without a row read: the index's confirmations (no cache), or a cache only. */
+export interface VouchingMode {
+  /** The shared index confirms matches (VectorIndex.confirm); false: an index without it, as Pinecone. */
+  confirms: boolean;
+  /** Each process's cache bytes unless it says otherwise; 0: none. */
+  cacheBytes?: number;
+}
+
+/** Both ways a hit is shown without a row read, for tests that must hold in each (describe.each). */
+export const VOUCHING_MODES = [
+  ['index confirmations', { confirms: true, cacheBytes: 0 }],
+  ['cache only', { confirms: false }],
+] as const satisfies [string, VouchingMode][];
+
+/** An index without the confirm capability (Pinecone's shape). */
+export function withoutConfirm(index: VectorIndex): VectorIndex {
+  const { confirm: _, ...rest } = index;
+  return rest;
+}
+
 /** The rows and vectors every process shares, and a way to start a process (a store with its own cache). */
-export function setup() {
+export function setup(mode: VouchingMode = { confirms: false }) {
   const clock = { now: () => new Date() };
   const memory = createMemoryRepository(clock);
-  const { index, failing } = createFailingIndex(createMemoryIndex().index);
+  const shared = createMemoryIndex();
+  const { index, failing } = createFailingIndex(mode.confirms ? shared.index : withoutConfirm(shared.index));
   const rowsRead: string[][] = [];
   /** One process: its own cache (or none), and `repository` wrapped as the test needs. */
   const process = (
@@ -63,18 +84,15 @@ export function setup() {
         rowsRead.push([...ids]);
         return memory.repository.getForSearch(ids);
       },
-      getForSearchWithGenerations: (ids, tenants) => {
-        if (ids.length > 0) rowsRead.push([...ids]);
-        return memory.repository.getForSearchWithGenerations(ids, tenants);
-      },
     };
     const repository = options.wrap ? options.wrap(counting) : counting;
+    const cacheBytes = options.cacheBytes ?? mode.cacheBytes;
     return createContextStore({
       repository,
       index: options.wrapIndex ? options.wrapIndex(index) : index,
       embedder,
       clock,
-      ...(options.cacheBytes === undefined ? {} : { visibilityCacheBytes: options.cacheBytes }),
+      ...(cacheBytes === undefined ? {} : { visibilityCacheBytes: cacheBytes }),
     });
   };
   const cleanup = () =>
@@ -85,7 +103,7 @@ export function setup() {
       clock: { now: () => new Date(Date.now() + 3_600_000) },
       deadline: new Date(Date.now() + 7_200_000),
     });
-  return { memory, index, failing, rowsRead, process, cleanup };
+  return { memory, index, shared, failing, rowsRead, process, cleanup };
 }
 
 export const ids = (hits: { contextId: string }[]) => hits.map((hit) => hit.contextId).sort();

@@ -1,6 +1,6 @@
 import type { TenantKey } from '../../auth/index.ts';
 import { createLru } from '../../cache/lru.ts';
-import type { ContextRepository } from '../ports.ts';
+import type { ContextRepository, GenerationTag } from '../ports.ts';
 
 /** 16 MiB of chunks (a few tens of thousands of typical chunks); SEARCH_CACHE_MB configures it. */
 export const DEFAULT_VISIBILITY_CACHE_BYTES = 16 * 1024 * 1024;
@@ -15,70 +15,51 @@ export interface ShownChunk {
 }
 
 /**
- * Chunks a search found visible, each tagged with its tenant's generation as read BEFORE the row read that proved it.
- * Every path that hides a record bumps its tenant's generation after hiding and before answering (DESIGN.md 3's
- * "after 204, never returned"), so an entry whose tag is the tenant's current generation was read after every hide
+ * Chunks a search found visible, each tagged with its tenant's generation tag as read BEFORE the row read that proved
+ * it. Every path that hides a record bumps its tenant's generation after hiding and before answering (DESIGN.md 3's
+ * "after 204, never returned"), so an entry whose tag is the tenant's current one was read after every hide
  * acknowledged so far, and shows what a row read would. Across processes too: the generation is a row everyone reads.
+ * The index's confirmations (VectorIndex.confirm) follow the same rule; this cache serves indexes without them.
  */
 export interface VisibilityCache {
-  /** The chunk if it was read visible at `generation` of `tenant`; undefined otherwise (a row must be read). */
-  get(tenant: TenantKey, chunkId: string, generation: number): ShownChunk | undefined;
+  /** The chunk if it was read visible at `tag` of `tenant`; undefined otherwise (a row must be read). */
+  get(tenant: TenantKey, chunkId: string, tag: GenerationTag): ShownChunk | undefined;
   /** Keeps a chunk a row read just found visible. Only visible chunks are kept: a hidden verdict is never cached. */
-  set(tenant: TenantKey, chunk: ShownChunk, generation: number): void;
-  /** The newest generation of `tenant` this process has read, if it has read one. */
-  known(tenant: TenantKey): number | undefined;
-  /** Remembers generations just read (a generation only grows: the larger value is kept). */
-  learn(generations: ReadonlyMap<TenantKey, number>): void;
+  set(tenant: TenantKey, chunk: ShownChunk, tag: GenerationTag): void;
 }
 
 interface Entry {
-  generation: number;
+  tag: GenerationTag;
   chunk: ShownChunk;
 }
 
-/** Tenants whose latest generation a process remembers (a number each). */
-const KNOWN_TENANTS = 100_000;
-
 /** An upper bound of what an entry holds: its strings at two bytes a character, and the objects around them. */
 const ENTRY_OVERHEAD = 200;
-const weigh = (key: string, { chunk }: Entry) =>
+const weigh = (key: string, { chunk, tag }: Entry) =>
   ENTRY_OVERHEAD +
-  2 * (key.length + chunk.contextId.length + chunk.text.length + chunk.documentId.length) +
+  2 * (key.length + tag.length + chunk.contextId.length + chunk.text.length + chunk.documentId.length) +
   2 * (chunk.fileName.length + chunk.source.length);
 
 /**
  * A visibility cache of at most `maxBytes` (least recently used out first), or undefined when `maxBytes` is 0:
- * search then reads the rows of every hit, and reads no generation. Entries are keyed by tenant and chunk id, so a
- * hit in one tenant's namespace can only be served what was read as that tenant's row.
+ * search then reads the rows of every hit the index has not confirmed. Entries are keyed by tenant and chunk id, so
+ * a hit in one tenant's namespace can only be served what was read as that tenant's row.
  */
 export function createVisibilityCache({ maxBytes }: { maxBytes: number }): VisibilityCache | undefined {
   if (maxBytes <= 0) return undefined;
   const entries = createLru<string, Entry>({ maxWeight: maxBytes, weigh });
-  const generations = createLru<TenantKey, number>({ maxWeight: KNOWN_TENANTS });
   const keyOf = (tenant: TenantKey, chunkId: string) => `${tenant}\u0000${chunkId}`;
   return {
-    get(tenant, chunkId, generation) {
+    get(tenant, chunkId, tag) {
       const key = keyOf(tenant, chunkId);
       const entry = entries.get(key);
       if (entry === undefined) return undefined;
-      if (entry.generation === generation) return entry.chunk;
-      // Read before a hide in its tenant, so it may be hidden now (a newer one is kept: this search read early).
-      if (entry.generation < generation) entries.delete(key);
+      if (entry.tag === tag) return entry.chunk;
+      entries.delete(key); // read at another generation: it may be hidden now
       return undefined;
     },
-    set(tenant, chunk, generation) {
-      const key = keyOf(tenant, chunk.contextId);
-      // Concurrent searches: one that read the generation before a bump never replaces what one after it cached.
-      if ((entries.get(key)?.generation ?? generation) > generation) return;
-      entries.set(key, { generation, chunk });
-    },
-    known(tenant) {
-      return generations.get(tenant);
-    },
-    learn(read) {
-      for (const [tenant, generation] of read) {
-        if ((generations.get(tenant) ?? generation) <= generation) generations.set(tenant, generation);
-      }
+    set(tenant, chunk, tag) {
+      entries.set(keyOf(tenant, chunk.contextId), { tag, chunk });
     },
   };
 }
