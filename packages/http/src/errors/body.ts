@@ -9,18 +9,23 @@ export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 /**
  * A declared length over `maxSize` is refused at once; a body without one (chunked) is read now, before the token
  * check, and refused as soon as it passes `maxSize`. The body is read once (`readBodyBytes`): `readJsonObject`
- * gets the same bytes.
+ * gets the same bytes. Undefined (nothing to wait for) unless a chunked body must be read.
  */
+export function checkBodyLimit(c: Context, maxSize = MAX_BODY_BYTES): Promise<unknown> | undefined {
+  const method = c.req.method;
+  if (method === 'GET' || method === 'HEAD') return undefined;
+  const length = c.req.header('content-length');
+  if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+    if (Number.parseInt(length, 10) > maxSize) throw bodyTooLarge(maxSize);
+    return undefined;
+  }
+  return readBodyBytes(c, maxSize);
+}
+
+/** Middleware form of `checkBodyLimit`. */
 export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler {
   return async function limitBodySize(c, next) {
-    const method = c.req.method;
-    if (method === 'GET' || method === 'HEAD') return next();
-    const length = c.req.header('content-length');
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-      if (Number.parseInt(length, 10) > maxSize) throw bodyTooLarge(maxSize);
-      return next();
-    }
-    await readBodyBytes(c, maxSize);
+    await checkBodyLimit(c, maxSize);
     return next();
   };
 }
