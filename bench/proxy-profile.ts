@@ -4,8 +4,9 @@
  * it cost the server and DynamoDB Local per request (from /proc, which a busy shared machine changes far less than
  * wall time), the CPU still spent after the last request (work left for later, e.g. captured exchanges), and a CPU
  * profile of the server's main thread by area (self time). Run:
- * `npx tsx bench/proxy-profile.ts [--requests=2000] [--cases=passthrough,filtering,defaults] [--keep=<dir>]`.
- * Cases: `passthrough` (filter, context and store off), `filtering` (store off), `defaults` (no switch: filtering,
+ * `npx tsx bench/proxy-profile.ts [--requests=2000] [--cases=passthrough,stream,filtering,defaults] [--keep=<dir>]`.
+ * Cases: `passthrough` (filter, context and store off), `stream` (the same, streamed: the stub sends the reply in
+ * 12 chunks at once; the round trip is to the last byte), `filtering` (store off), `defaults` (no switch: filtering,
  * context and storing on). The caller's tenant holds 1,000 chunks of the bench corpus, added over HTTP first; each
  * request is the bench's 20-message conversation asking about another chunk of it (proxy-defaults.ts).
  */
@@ -25,13 +26,14 @@ import { summarize } from './lib/stats.ts';
 
 const arg = (name: string) => process.argv.find((value) => value.startsWith(`--${name}=`))?.slice(name.length + 3);
 const requests = Number(arg('requests') ?? 2000);
-const cases = (arg('cases') ?? 'passthrough,filtering,defaults').split(',');
+const cases = (arg('cases') ?? 'passthrough,stream,filtering,defaults').split(',');
 /** `--keep=<dir>`: the profiles are also written there, as `proxy-<case>.cpuprofile` (Chrome DevTools opens them). */
 const keep = arg('keep');
 const SECRET = 'memgate-proxy-profile-secret-0123456789';
 const USER = 'proxy-profile';
 const CASES: Record<string, Record<string, string>> = {
   passthrough: PASSTHROUGH,
+  stream: PASSTHROUGH,
   filtering: { 'x-memgate-store': 'off' },
   defaults: {},
 };
@@ -58,8 +60,12 @@ try {
   const url = `${server.url}/api/v1/proxy/${encodeURIComponent(stub.url)}/profile-target-key/chat/completions`;
   let sent = 0;
   // Each request asks about another chunk of the caller's corpus, as the bench's defaults case does.
-  const send = async (headers: Record<string, string>) =>
-    expectStatus(await postJson(url, bodyOf(sent++), { authorization, ...headers }), 200, 'proxy').ms;
+  const send = async (headers: Record<string, string>, stream: boolean) =>
+    expectStatus(
+      await postJson(url, stream ? { ...bodyOf(sent++), stream } : bodyOf(sent++), { authorization, ...headers }),
+      200,
+      'proxy',
+    ).ms;
   /** CPU of the server's own process and of DynamoDB Local (its child) since `from`, in ms. */
   const cpuSince = (from: { own: number; children: number }) => {
     const now = processTreeCpuMs(server.pid);
@@ -68,11 +74,12 @@ try {
   for (const name of cases) {
     const headers = CASES[name];
     if (!headers) throw new Error(`unknown case ${name}; cases: ${Object.keys(CASES).join(', ')}`);
-    for (let i = 0; i < 300; i++) await send(headers);
+    const stream = name === 'stream';
+    for (let i = 0; i < 300; i++) await send(headers, stream);
     await sleep(2000);
     const before = processTreeCpuMs(server.pid);
     const latencies: number[] = [];
-    for (let i = 0; i < requests; i++) latencies.push(await send(headers));
+    for (let i = 0; i < requests; i++) latencies.push(await send(headers, stream));
     const during = cpuSince(before);
     await sleep(3000);
     const after = cpuSince(before);
@@ -83,7 +90,7 @@ try {
         `after the last request (3 s): server ${fixed((after.own - during.own) / requests)} ms, DynamoDB Local ${fixed((after.children - during.children) / requests)} ms per request`,
     );
     await server.startProfile();
-    for (let i = 0; i < requests; i++) await send(headers);
+    for (let i = 0; i < requests; i++) await send(headers, stream);
     const profile = await server.stopProfile();
     if (keep) writeFileSync(join(keep, `proxy-${name}.cpuprofile`), JSON.stringify(profile));
     await sleep(3000);

@@ -7,4 +7,4 @@ export {
   redactValue,
   silentLogger,
 } from './logger.ts';
-export { type RequestIdOf, requestLog } from './request-log.ts';
+export { loggedRequestId, type RequestIdOf, requestLog } from './request-log.ts';

@@ -4,6 +4,17 @@ import type { Logger } from './logger.ts';
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
+/** Where the request log keeps the request's id on the context, for a handler that writes its own response. */
+const REQUEST_ID_KEY = 'requestId';
+
+/**
+ * The id the request log gives this request (undefined outside it): for a handler that writes the Node response
+ * itself (the proxy's streams on the local server), which the log cannot put the id on afterwards.
+ */
+export function loggedRequestId(c: Context): string | undefined {
+  return c.get(REQUEST_ID_KEY as never) as string | undefined;
+}
+
 /** The request id a runtime already has for a request (Lambda: the invocation's awsRequestId). */
 export type RequestIdOf = (c: Context) => string | undefined;
 
@@ -33,6 +44,7 @@ export function requestLog(logger: Logger, { requestIdOf }: { requestIdOf?: Requ
     const given = c.req.header('x-request-id');
     const requestId = requestIdOf?.(c) ?? (given && REQUEST_ID.test(given) ? given : undefined) ?? crypto.randomUUID();
     c.header('x-request-id', requestId);
+    c.set(REQUEST_ID_KEY as never, requestId as never);
     await next();
     echoRequestId(c, requestId);
     let route: string;

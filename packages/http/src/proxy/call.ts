@@ -2,6 +2,7 @@ import { type ChatCompletionRequest, type ChatModel, MemgateError, type Principa
 import type { BaseDeps } from '../deps.ts';
 import type { Exchange, Switches } from './context.ts';
 import type { ProxyAreaDeps } from './deps.ts';
+import type { SseResponder } from './sse-response.ts';
 
 /** One proxied request, whatever its endpoint: who asks, with which switches, and how to store the exchange. */
 export interface ProxyCall {
@@ -10,6 +11,8 @@ export interface ProxyCall {
   switches: Switches;
   /** Aborted when the client disconnects. */
   clientSignal: AbortSignal;
+  /** How a forwarded stream is answered (on the local server: written to the Node response directly). */
+  respondSse: SseResponder;
   /**
    * Stores the exchange after the response (a no-op when `x-memgate-store: off`): the question and the context
    * injected for it (where the exchange is stored follows that context, DESIGN.md section 4).

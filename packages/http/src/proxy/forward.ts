@@ -6,7 +6,8 @@ import {
   readBoundedText,
 } from '@memgate/core';
 import { operatorUpstreamError } from './operator-error.ts';
-import { forwardSse, payloadsAsSse } from './sse.ts';
+import { payloadsAsSse } from './sse.ts';
+import { type SseResponder, webSse } from './sse-response.ts';
 import { forwardedHeaders, type UpstreamOwner } from './upstream-headers.ts';
 
 const SSE_HEADERS = {
@@ -31,6 +32,8 @@ export interface ForwardInput {
   maxDurationMs: number;
   /** Called with the reply text after a successful completion (undefined: do not capture). */
   onReply?: (reply: string) => void;
+  /** How a stream is answered (sse-response.ts); a Response over a web stream by default. */
+  respondSse?: SseResponder;
 }
 
 function replyOf(completion: unknown): string {
@@ -78,7 +81,7 @@ function overallTimeout(maxDurationMs: number): MemgateError {
 
 /** Sends the prepared request to the model and shapes the HTTP response (raw bytes when the model allows). */
 export async function forwardCompletion(input: ForwardInput): Promise<Response> {
-  const { model, request, clientSignal, keepAliveMs, maxDurationMs, onReply } = input;
+  const { model, request, clientSignal, keepAliveMs, maxDurationMs, onReply, respondSse = webSse } = input;
   const started = Date.now();
   const upstream = new AbortController();
   const abort = () => upstream.abort();
@@ -92,15 +95,15 @@ export async function forwardCompletion(input: ForwardInput): Promise<Response> 
   const left = () => Math.max(1, maxDurationMs - (Date.now() - started));
   const collector = onReply ? replyCollector(onReply) : undefined;
   const streamed = (source: AsyncIterable<Uint8Array>, headers: Record<string, string>) => {
-    const body = forwardSse({
+    const options = {
       source,
       abort,
       keepAliveMs,
       maxDurationMs: left(),
       ...(collector ? { onData: collector.onData } : {}),
       onEnd: collector?.onEnd ?? (() => {}),
-    });
-    return new Response(body, { status: 200, headers: { ...headers, ...SSE_HEADERS } });
+    };
+    return respondSse(options, { ...headers, ...SSE_HEADERS });
   };
 
   try {

@@ -21,6 +21,7 @@ import {
   targetResponsesRoute,
 } from './routes.ts';
 import { messagesInSlices, type ProxyRequest, ProxyRequestSchema } from './schema.ts';
+import { sseResponderOf } from './sse-response.ts';
 import { type ProxyEnv, proxyRouter, rawPathOf, switchesOf } from './step.ts';
 import { createExchangeStore } from './store.ts';
 import { PROXY_PREFIX, withTargetAsOneSegment } from './target.ts';
@@ -54,6 +55,7 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
       principal,
       switches,
       clientSignal: clientSignalOf(c),
+      respondSse: sseResponderOf(c),
       capture: (exchange, reply) => {
         if (switches.store) exchanges.capture(principal, exchange, reply);
       },
@@ -74,6 +76,7 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
       headers: prepared.headers,
       upstreamOwner: owner,
       clientSignal: call.clientSignal,
+      respondSse: call.respondSse,
       keepAliveMs: deps.settings.keepAliveMs,
       maxDurationMs: deps.settings.totalTimeoutMs,
       ...(call.switches.store ? { onReply: (reply: string) => call.capture(prepared, reply) } : {}),

@@ -40,19 +40,13 @@ function chatFailureEvent({ message, code }: StreamFailure): Uint8Array {
 }
 
 /**
- * Forwards an SSE byte stream as it arrives (no re-chunking), adds `: keep-alive` comments while the source is silent,
- * ends with `data: [DONE]` (added only if the source did not send it; unless `terminate: false`) and ends cleanly with an error event when the
- * source fails midway or the time limit passes. Pull-based (DESIGN.md section 4, "Size and time"): the next upstream
- * chunk is read only when the client has taken the last one, so a slow client slows the upstream (TCP backpressure)
- * instead of the service buffering its answer. Cancelling the returned stream (client disconnect) aborts the source.
+ * What every forwarder of an SSE byte stream shares (the web stream below, the Node response in sse-node.ts): the
+ * capture of `data:` payloads, the tail that tells whether the source ended with `data: [DONE]`, and the bytes that
+ * end the stream.
  */
-export function forwardSse(options: ForwardOptions): ReadableStream<Uint8Array> {
-  const { source, abort, keepAliveMs, maxDurationMs, onData, onEnd } = options;
+export function sseRelay(options: ForwardOptions) {
+  const { onData, maxDurationMs } = options;
   const { terminate = true, failureEvent = chatFailureEvent } = options;
-  const iterator = source[Symbol.asyncIterator]();
-  let keepAliveTimer: NodeJS.Timeout | undefined;
-  let deadline: NodeJS.Timeout | undefined;
-  let closed = false;
   const decoder = new TextDecoder();
   let tail = '';
   let unfinished = 0;
@@ -67,6 +61,52 @@ export function forwardSse(options: ForwardOptions): ReadableStream<Uint8Array> 
         },
       })
     : undefined;
+  return {
+    /** Follows a forwarded chunk: its `data:` payloads to `onData`, its end kept as the tail. */
+    capture(bytes: Uint8Array): void {
+      const text = decoder.decode(bytes, { stream: true });
+      tail = (tail + text.slice(-64)).slice(-64);
+      if (!parser) return;
+      unfinished += text.length;
+      if (unfinished > MAX_UNFINISHED_EVENT_CHARS) {
+        parser.reset();
+        unfinished = 0;
+        return;
+      }
+      parser.feed(text);
+    },
+    /** What is sent last: the failure's event if any, then `data: [DONE]` unless the source sent it. */
+    ending(failure?: StreamFailure): Uint8Array[] {
+      const bytes = failure ? [failureEvent(failure)] : [];
+      if (terminate && (failure || !/data: \[DONE\]\s*$/.test(tail))) bytes.push(DONE);
+      return bytes;
+    },
+    overlong(): StreamFailure {
+      const seconds = Math.round(maxDurationMs / 1000);
+      return { message: `the answer took longer than ${seconds} s and was cut`, code: 'upstream_timeout' };
+    },
+  };
+}
+
+export const UPSTREAM_STREAM_FAILED: StreamFailure = {
+  message: 'upstream stream failed',
+  code: 'upstream_stream_failed',
+};
+
+/**
+ * Forwards an SSE byte stream as it arrives (no re-chunking), adds `: keep-alive` comments while the source is silent,
+ * ends with `data: [DONE]` (added only if the source did not send it; unless `terminate: false`) and ends cleanly with an error event when the
+ * source fails midway or the time limit passes. Pull-based (DESIGN.md section 4, "Size and time"): the next upstream
+ * chunk is read only when the client has taken the last one, so a slow client slows the upstream (TCP backpressure)
+ * instead of the service buffering its answer. Cancelling the returned stream (client disconnect) aborts the source.
+ */
+export function forwardSse(options: ForwardOptions): ReadableStream<Uint8Array> {
+  const { source, abort, keepAliveMs, maxDurationMs, onEnd } = options;
+  const iterator = source[Symbol.asyncIterator]();
+  const relay = sseRelay(options);
+  let keepAliveTimer: NodeJS.Timeout | undefined;
+  let deadline: NodeJS.Timeout | undefined;
+  let closed = false;
 
   function stop(): void {
     closed = true;
@@ -74,26 +114,12 @@ export function forwardSse(options: ForwardOptions): ReadableStream<Uint8Array> 
     clearTimeout(deadline);
   }
 
-  function finish(controller: ReadableStreamDefaultController<Uint8Array>, failure?: Uint8Array): void {
+  function finish(controller: ReadableStreamDefaultController<Uint8Array>, failure?: StreamFailure): void {
     if (closed) return;
     stop();
-    if (failure) controller.enqueue(failure);
-    if (terminate && (failure || !/data: \[DONE\]\s*$/.test(tail))) controller.enqueue(DONE);
+    for (const bytes of relay.ending(failure)) controller.enqueue(bytes);
     controller.close();
     onEnd(failure === undefined);
-  }
-
-  function capture(bytes: Uint8Array): void {
-    const text = decoder.decode(bytes, { stream: true });
-    tail = (tail + text.slice(-64)).slice(-64);
-    if (!parser) return;
-    unfinished += text.length;
-    if (unfinished > MAX_UNFINISHED_EVENT_CHARS) {
-      parser.reset();
-      unfinished = 0;
-      return;
-    }
-    parser.feed(text);
   }
 
   return new ReadableStream<Uint8Array>(
@@ -104,9 +130,7 @@ export function forwardSse(options: ForwardOptions): ReadableStream<Uint8Array> 
           if (closed) return;
           abort();
           void iterator.return?.().catch(() => undefined);
-          const seconds = Math.round(maxDurationMs / 1000);
-          const message = `the answer took longer than ${seconds} s and was cut`;
-          finish(controller, failureEvent({ message, code: 'upstream_timeout' }));
+          finish(controller, relay.overlong());
         }, maxDurationMs);
       },
       async pull(controller) {
@@ -114,7 +138,7 @@ export function forwardSse(options: ForwardOptions): ReadableStream<Uint8Array> 
         try {
           step = await iterator.next();
         } catch {
-          finish(controller, failureEvent({ message: 'upstream stream failed', code: 'upstream_stream_failed' }));
+          finish(controller, UPSTREAM_STREAM_FAILED);
           return;
         }
         if (closed) return;
@@ -125,7 +149,7 @@ export function forwardSse(options: ForwardOptions): ReadableStream<Uint8Array> 
         controller.enqueue(step.value);
         // refresh() re-arms the same timer: cheaper than clear + set on every forwarded chunk.
         keepAliveTimer?.refresh();
-        capture(step.value);
+        relay.capture(step.value);
       },
       cancel() {
         if (closed) return;

@@ -1,7 +1,6 @@
 import { type ChatCompletionChunk, isMemgateError } from '@memgate/core';
 import { checkModelCanServe, followClient, type ProxyCall, requireDefaultModel } from '../call.ts';
 import { prepareMessages } from '../context.ts';
-import { forwardSse } from '../sse.ts';
 import { completeChat, streamChat } from './default-model.ts';
 import { responseFromCompletion, responseShell } from './output.ts';
 import type { ResponsesRequest } from './schema.ts';
@@ -64,18 +63,15 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
     }
     call.capture(prepared, stream?.replyText() ?? '');
   }
-  const body = forwardSse({
+  const options = {
     source: events(),
     abort: () => upstream.abort(),
     keepAliveMs: deps.settings.keepAliveMs,
     maxDurationMs: deps.settings.totalTimeoutMs,
     onEnd: () => {},
     terminate: false,
-  });
-  return new Response(body, {
-    status: 200,
-    headers: { ...prepared.headers, ...answer.headers, ...SSE_RESPONSE_HEADERS },
-  });
+  };
+  return call.respondSse(options, { ...prepared.headers, ...answer.headers, ...SSE_RESPONSE_HEADERS });
 }
 
 function textOf(item: unknown): string {

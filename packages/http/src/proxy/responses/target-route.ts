@@ -1,7 +1,7 @@
 import { type ChatModel, MemgateError, readBoundedText } from '@memgate/core';
 import { followClient, type ProxyCall } from '../call.ts';
 import { prepareMessages } from '../context.ts';
-import { forwardSse, type StreamFailure } from '../sse.ts';
+import type { ForwardOptions, StreamFailure } from '../sse.ts';
 import { forwardedHeaders } from '../upstream-headers.ts';
 import { inputToMessages, messagesToInput } from './input.ts';
 import type { ResponsesRequest } from './schema.ts';
@@ -71,7 +71,7 @@ export async function serveTargetResponses(
   }
   if (request.stream && raw.contentType.includes('text/event-stream')) {
     const watcher = streamWatcher();
-    const stream = forwardSse({
+    const options: ForwardOptions = {
       source: raw.body,
       abort: () => upstream.abort(),
       keepAliveMs: deps.settings.keepAliveMs,
@@ -82,8 +82,8 @@ export async function serveTargetResponses(
       },
       terminate: false,
       failureEvent: watcher.failure,
-    });
-    return new Response(stream, { status: 200, headers: { ...headers, ...SSE_RESPONSE_HEADERS } });
+    };
+    return call.respondSse(options, { ...headers, ...SSE_RESPONSE_HEADERS });
   }
   const text = await readBoundedText(raw.body);
   let parsed: unknown;
