@@ -1,12 +1,13 @@
-import { type Principal, tenantOf } from '../../auth/index.ts';
+import { type Principal, type TenantKey, tenantOf } from '../../auth/index.ts';
 import { vectorItemOf } from '../../cleanup/vectors.ts';
 import { invalid } from '../../errors/index.ts';
 import { chunkTerms, DEFAULT_NEIGHBOUR_WINDOW } from '../lexical/index.ts';
-import type { VectorItem } from '../ports.ts';
+import type { GenerationTag, VectorItem } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
 import { resolveOwner } from './access.ts';
 import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, indexingFailed } from './deps.ts';
+import { completeTags } from './generation-tags.ts';
 import { isChunkOf } from './ids.ts';
 import { type BuiltDocument, buildDocument, chainDocuments } from './records.ts';
 import { removeDeleting } from './removal.ts';
@@ -96,6 +97,29 @@ function vectorItemsOf(
 }
 
 /**
+ * Confirms in the index the chunks of the documents this add created visible, at the tag read at its start: any
+ * hide since bumped the tag, so a stale tag just fails later (search-rows.ts). Replaced documents are not confirmed
+ * (their claim bumped after that read). A hint: a failure costs a later search a row read, never the add.
+ */
+async function confirmAdded(
+  deps: ContextStoreDeps,
+  tenant: TenantKey,
+  chunks: readonly ContextRecord[],
+  created: ReadonlySet<string>,
+  tag: GenerationTag,
+): Promise<void> {
+  const confirmations = chunks
+    .filter((chunk) => created.has(chunk.document_id))
+    .map((chunk) => ({ id: chunk._id, text: chunk.text, tag }));
+  if (confirmations.length === 0) return;
+  try {
+    await deps.index.confirm?.(tenant, confirmations);
+  } catch (error) {
+    deps.log?.('warn', 'context add: confirming the added chunks in the index failed', { error: String(error) });
+  }
+}
+
+/**
  * Adds documents (DESIGN.md section 3). New documents: chunk rows, vectors, then the document rows, each written
  * once; documents that exist are replaced behind a `pending` document row (write.ts).
  */
@@ -122,7 +146,13 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
   // The same document twice in one request is one document (and one set of keys in a batch write).
   const unique = new Map(built.map((item) => [item.document._id, item]));
 
-  const existing = await deps.repository.getMany([...unique.keys()]);
+  // With an index that confirms, the tenant's generation tag is read in the same batch (made if absent): the chunks
+  // this add makes visible are confirmed at it once written (confirmAdded).
+  const confirms = deps.index.confirm !== undefined;
+  const { records: existing, generations } = confirms
+    ? await deps.repository.getManyWithGenerations([...unique.keys()], [tenant])
+    : { records: await deps.repository.getMany([...unique.keys()]), generations: undefined };
+  const tag = generations && (await completeTags(deps.repository, [tenant], generations)).get(tenant);
   for (const old of existing) {
     const item = unique.get(old._id);
     if (!item) continue;
@@ -139,7 +169,8 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
   const write = { tenant, documents, chunks, vectors: vectorItemsOf(deps, chunks, input.separateDocuments === true) };
   // A rejection is the write's to report; this keeps it from going unhandled when a step before fails first.
   write.vectors.catch(() => {});
-  await writeDocuments(deps, write, new Set(existing.map((record) => record._id)));
+  const created = await writeDocuments(deps, write, new Set(existing.map((record) => record._id)));
+  if (tag !== undefined) await confirmAdded(deps, tenant, chunks, new Set(created), tag);
   if (stale.length > 0) {
     try {
       await removeDeleting(deps, stale);

@@ -3,7 +3,7 @@ import { createMemoryRepository } from '../../../../../test/support/memory-ports
 import type { ContextRepository } from '../ports.ts';
 import { chunkIdOf } from './ids.ts';
 import { createContextStore } from './index.ts';
-import { alice, documentAbout, embedder, ids, search, setup } from './test-processes.ts';
+import { alice, documentAbout, embedder, ids, search, setup, withoutConfirm } from './test-processes.ts';
 
 // Search shows a hit the index confirmed at its tenant's current generation tag without reading its rows
 // (VectorIndex.confirm, search-rows.ts). What a tag must never vouch for: a wiped table's records, an old text.
@@ -23,6 +23,24 @@ describe('search: confirmations in the index', () => {
     await s.memory.repository.bumpGenerations(['user:alice']);
     expect(await search(store, 'puffin note')).toEqual(first);
     expect(s.rowsRead.flat()).toContain(first[0]?.contextId);
+  });
+
+  it('an add confirms the chunks it makes visible: the first search after it reads no row; a re-add does not', async () => {
+    const s = setup(mode);
+    const store = s.process();
+    const documents = [{ fileName: 'auk.txt', content: documentAbout('auk', 2) }];
+    await store.add(alice, { source: 'wiki', documents });
+    s.rowsRead.length = 0;
+    const first = await search(store, 'auk note');
+    expect(first).toHaveLength(2);
+    expect(s.rowsRead).toEqual([]);
+    // Equal to what rows say (a process whose index cannot confirm reads them).
+    expect(await search(s.process({ wrapIndex: withoutConfirm }), 'auk note')).toEqual(first);
+    // The re-add claims the document (a bump after the tag it read): it confirms nothing, a search proves again.
+    await store.add(alice, { source: 'wiki', documents });
+    s.rowsRead.length = 0;
+    expect(await search(store, 'auk note')).toEqual(first);
+    expect(s.rowsRead.flat()).toHaveLength(3);
   });
 
   it('a wiped table: confirmations kept in the index vouch for nothing, also at the same counter', async () => {
@@ -80,9 +98,12 @@ describe('search: confirmations in the index', () => {
       visibilityCacheBytes: 0,
       log: (_, message) => logged.push(message),
     });
-    await store.add(alice, { source: 'wiki', documents: [{ fileName: 'k.txt', content: documentAbout('kittiwake') }] });
     s.failing.confirm = true;
+    await store.add(alice, { source: 'wiki', documents: [{ fileName: 'k.txt', content: documentAbout('kittiwake') }] });
     expect(await search(store, 'kittiwake note')).toHaveLength(1);
-    expect(logged).toEqual(['context search: confirming visible chunks in the index failed']);
+    expect(logged).toEqual([
+      'context add: confirming the added chunks in the index failed',
+      'context search: confirming visible chunks in the index failed',
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import type { Principal } from '../../auth/index.ts';
 import { querySpeakerIds } from '../lexical/index.ts';
 import type { Embedder, VectorIndex, VectorQuery } from '../ports.ts';
 import { createContextStore } from './index.ts';
+import { withoutConfirm } from './test-processes.ts';
 
 // Bag-of-words vectors: "alpha beta" against "alpha beta" scores 1, against "alpha gamma" 0.5.
 const WORDS = ['alpha', 'beta', 'gamma', 'delta'];
@@ -132,7 +133,9 @@ describe('search: reads only the rows it may show', () => {
         return repository.getForSearch(ids);
       },
     };
-    const store = createContextStore({ repository: counting, index: createMemoryIndex().index, embedder, clock });
+    // An index that cannot confirm (Pinecone's shape): every hit is proved by a row read.
+    const index = withoutConfirm(createMemoryIndex().index);
+    const store = createContextStore({ repository: counting, index, embedder, clock });
     const member: Principal = { ...alice, orgs: ['acme', 'beta'] };
     // Three tenants (alice's own, acme's, beta's), each with 5 matches; alice's own match best.
     const tenants = [

@@ -37,18 +37,25 @@ function subsetOf(write: AddWrite, documentIds: ReadonlySet<string>): AddWrite {
   };
 }
 
-/** Writes an add: the documents that exist (`existing` ids) are replaced, the others written new. */
+/**
+ * Writes an add: the documents that exist (`existing` ids) are replaced, the others written new. Returns the ids of
+ * the documents this add created visible (the write-once path), whose chunks it may confirm (add.ts).
+ */
 export async function writeDocuments(
   deps: ContextStoreDeps,
   write: AddWrite,
   existing: ReadonlySet<string>,
-): Promise<void> {
+): Promise<string[]> {
   const fresh = write.documents.filter((document) => !existing.has(document._id));
   if (fresh.length === write.documents.length) return writeNewDocuments(deps, write);
-  if (fresh.length === 0) return writeReplacingDocuments(deps, write);
+  if (fresh.length === 0) {
+    await writeReplacingDocuments(deps, write);
+    return [];
+  }
   const freshIds = new Set(fresh.map((document) => document._id));
-  await writeNewDocuments(deps, subsetOf(write, freshIds));
+  const created = await writeNewDocuments(deps, subsetOf(write, freshIds));
   await writeReplacingDocuments(deps, subsetOf(write, existing));
+  return created;
 }
 
 /**
@@ -59,7 +66,7 @@ export async function writeDocuments(
  * A document that someone else wrote meanwhile (the same add twice at once, then maybe a delete) is written again
  * the replacing way, which claims it first.
  */
-async function writeNewDocuments(deps: ContextStoreDeps, write: AddWrite): Promise<void> {
+async function writeNewDocuments(deps: ContextStoreDeps, write: AddWrite): Promise<string[]> {
   await chunkRowsThenVectors(deps, write);
   for (const document of write.documents) {
     document.status = 'indexed';
@@ -67,6 +74,8 @@ async function writeNewDocuments(deps: ContextStoreDeps, write: AddWrite): Promi
   }
   const taken = await deps.repository.createMany(write.documents);
   if (taken.length > 0) await writeReplacingDocuments(deps, subsetOf(write, new Set(taken)));
+  const claimed = new Set(taken);
+  return write.documents.filter((document) => !claimed.has(document._id)).map((document) => document._id);
 }
 
 /**
