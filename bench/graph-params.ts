@@ -40,6 +40,7 @@ for (const expansion of expansions) {
     expansion_add: expansion,
     expansion_search: 64,
     quantization: process.env.GRAPH_F32 ? usearch.ScalarKind.F32 : usearch.ScalarKind.I8,
+    multi: false,
   });
   const started = process.cpuUsage();
   for (let first = 0; first < size; first += 8) {
