@@ -25,6 +25,7 @@ import {
   FUNCTIONS_DIR,
   functionEntries,
   LLHTTP_READER,
+  mcpSchemasOnUse,
   ROOT,
   sdkFromRuntime,
   sdkStreamChecks,
@@ -214,7 +215,14 @@ export async function buildFunctions({
             metafile: true,
             logLevel: 'warning',
             legalComments: 'external',
-            plugins: [functionEntries, zodEnglishOnly, slimDependencies, builtinsThroughRequire, ...sdk],
+            plugins: [
+              functionEntries,
+              zodEnglishOnly,
+              slimDependencies,
+              mcpSchemasOnUse,
+              builtinsThroughRequire,
+              ...sdk,
+            ],
           }),
     ),
   );
