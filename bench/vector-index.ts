@@ -2,8 +2,12 @@
  * Micro-benchmark of the embedded vector index: query latency (p50/p95) at 10k and 100k vectors in one namespace,
  * the bench's corpus text (bench/lib/corpus.ts) through the product's lexical embedder and term extraction, hybrid
  * queries as search sends them (DEFAULT_LEXICAL_WEIGHT), dense-only queries, and filters; then the upsert rate,
- * close and reopen. Run: `npx tsx bench/vector-index.ts [sizes...]` (add `--hybrid-only` to skip the dense rows).
+ * close and reopen, and the process's memory with the namespace loaded again from its snapshot alone. Items carry
+ * their chains as the add path writes them (VectorItem.chain: neighbours' terms lent at query time); `--no-chains`
+ * writes them as before chains (neighbours' terms stored with each chunk). Run:
+ * `node --expose-gc --import tsx bench/vector-index.ts [sizes...]` (add `--hybrid-only` to skip the dense rows).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +15,9 @@ import { createLexicalEmbedder } from '@memgate/adapters/embedders/lexical/index
 import {
   chunkTerms,
   DEFAULT_LEXICAL_WEIGHT,
+  neighbourOffsets,
   queryTermFrequencies,
+  speakerTermIdsOf,
   type VectorItem,
   type VectorQuery,
 } from '@memgate/core';
@@ -24,7 +30,7 @@ function percentile(sorted: number[], p: number): number {
 
 const BATCH = 1000;
 
-async function run(size: number, hybridOnly: boolean): Promise<void> {
+async function run(size: number, hybridOnly: boolean, chains: boolean): Promise<void> {
   const embedder = createLexicalEmbedder({ dimension: 512 });
   const dir = mkdtempSync(join(tmpdir(), 'memgate-bench-'));
   const index = await createLocalVectorIndex({ dir });
@@ -34,10 +40,20 @@ async function run(size: number, hybridOnly: boolean): Promise<void> {
     const texts = Array.from({ length: Math.min(BATCH, size - offset) }, (_, i) => paragraph(offset + i));
     const vectors = await embedder.embed(texts, 'document');
     const terms = chunkTerms(texts);
+    const offsets = neighbourOffsets(texts.length);
     const items: VectorItem[] = vectors.map((values, i) => ({
       id: `chunk-${offset + i}`,
       values,
       ...terms[i],
+      ...(chains
+        ? {
+            chain: {
+              neighbours: offsets[i]?.offsets.map((at) => `chunk-${offset + i + at}`) ?? [],
+              weights: offsets[i]?.weights ?? [],
+              unlent: speakerTermIdsOf(texts[i] as string),
+            },
+          }
+        : {}),
       metadata: {
         documentId: `doc-${Math.floor((offset + i) / 10)}`,
         userId: 'user-1',
@@ -94,13 +110,41 @@ async function run(size: number, hybridOnly: boolean): Promise<void> {
   const reopened = await createLocalVectorIndex({ dir });
   await reopened.query('user:bench', { vector: vectors[0] as Float32Array, topK: 1 });
   console.log(`${size} vectors: reopen + first query ${((performance.now() - reopenStarted) / 1000).toFixed(2)} s`);
+  // A fresh process, so what the writer held does not hide in its heap or its allocator.
+  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', import.meta.filename, `--load=${dir}`]);
+  console.log(`${size} vectors (${chains ? 'chains' : 'no chains'}): ${child.stdout.toString().trim()}`);
   await reopened.close();
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** The process's memory after a full collection (with --expose-gc). */
+function memory(): NodeJS.MemoryUsage {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage();
+}
+
+/** The memory one process takes to load the namespace in `dir` from its snapshot (after a full collection). */
+async function loadAlone(dir: string): Promise<void> {
+  const before = memory();
+  const index = await createLocalVectorIndex({ dir });
+  await index.query('user:bench', { vector: new Float32Array(512).fill(1), topK: 1 });
+  const loaded = memory();
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+  console.log(
+    `loaded alone: rss ${mib(loaded.rss)} (+${mib(loaded.rss - before.rss)}), heap used +${mib(loaded.heapUsed - before.heapUsed)}, array buffers +${mib(loaded.arrayBuffers - before.arrayBuffers)}, external +${mib(loaded.external - before.external)}`,
+  );
+  await index.close();
+}
+
+const load = process.argv.find((arg) => arg.startsWith('--load='))?.slice('--load='.length);
+if (load) {
+  await loadAlone(load);
+  process.exit(0);
+}
 const hybridOnly = process.argv.includes('--hybrid-only');
+const chains = !process.argv.includes('--no-chains');
 const sizes = process.argv
   .slice(2)
   .filter((arg) => !arg.startsWith('--'))
   .map(Number);
-for (const size of sizes.length > 0 ? sizes : [10_000, 100_000]) await run(size, hybridOnly);
+for (const size of sizes.length > 0 ? sizes : [10_000, 100_000]) await run(size, hybridOnly, chains);

@@ -1,12 +1,17 @@
 import type { ChunkTerms } from '../context/lexical/index.ts';
-import type { VectorIndex, VectorItem } from '../context/ports.ts';
+import type { VectorChain, VectorIndex, VectorItem } from '../context/ports.ts';
 import type { ContextRecord } from '../context/record.ts';
 
 /**
- * The vector a chunk record stands for, with the filterable attributes search relies on (and its terms, if any), and
- * its text for an index that can show confirmed matches (VectorIndex.confirm).
+ * The vector a chunk record stands for, with the filterable attributes search relies on (and its terms and chain, if
+ * any), and its text for an index that can show confirmed matches (VectorIndex.confirm).
  */
-export function vectorItemOf(record: ContextRecord, values: Float32Array, lexical?: ChunkTerms): VectorItem {
+export function vectorItemOf(
+  record: ContextRecord,
+  values: Float32Array,
+  lexical?: ChunkTerms,
+  chain?: VectorChain,
+): VectorItem {
   const item: VectorItem = {
     id: record.corresponding_vector_id,
     values,
@@ -24,6 +29,7 @@ export function vectorItemOf(record: ContextRecord, values: Float32Array, lexica
   };
   if (lexical && lexical.terms.indices.length > 0) item.terms = lexical.terms;
   if (lexical?.contextTerms) item.contextTerms = lexical.contextTerms;
+  if (lexical && chain) item.chain = chain;
   return item;
 }
 

@@ -44,6 +44,22 @@ export interface VectorItem {
    * others ignore it. Upserting an id again clears what was confirmed of it.
    */
   text?: string;
+  /**
+   * Where `contextTerms` came from, so an index that holds the neighbours may lend their terms at query time instead
+   * of storing them (local; others ignore it).
+   */
+  chain?: VectorChain;
+}
+
+/**
+ * A chunk's neighbours in its add (chunkTerms' window): their ids in the order their terms were summed into its
+ * contextTerms, each with the weight of one occurrence, and the terms of its own it lends to none (its speaker
+ * markers, one id per occurrence).
+ */
+export interface VectorChain {
+  neighbours: string[];
+  weights: number[];
+  unlent: number[];
 }
 
 /** Every given key must match; array attributes match when they contain the value. */

@@ -1,3 +1,4 @@
+import { decodeOwn } from './slot-chains.ts';
 import { holdingUnits } from './term-postings.ts';
 
 /** Codes fit a Uint16: a posting stores 2 bytes for its frequency instead of 8. */
@@ -14,6 +15,9 @@ export class FrequencyTable {
   values = new Float64Array(64);
   /** Each value's holdingUnits, precomputed: counting a list's document frequency reads one array. */
   units = new Uint16Array(64);
+  /** Each positive value read as a SPLIT slot's own posting (slot-chains.ts): its occurrences, and those it lends. */
+  owns = new Float64Array(64);
+  lents = new Float64Array(64);
   size = 0;
   private readonly codes = new Map<number, number>();
 
@@ -28,12 +32,19 @@ export class FrequencyTable {
       values.set(this.values);
       const units = new Uint16Array(capacity);
       units.set(this.units);
+      const owns = new Float64Array(capacity);
+      owns.set(this.owns);
+      const lents = new Float64Array(capacity);
+      lents.set(this.lents);
       this.values = values;
       this.units = units;
+      this.owns = owns;
+      this.lents = lents;
     }
     const code = this.size++;
     this.values[code] = frequency;
     this.units[code] = holdingUnits(frequency);
+    if (frequency > 0) [this.owns[code], this.lents[code]] = decodeOwn(frequency);
     this.codes.set(frequency, code);
     return code;
   }

@@ -1,12 +1,14 @@
 import {
   chunkTerms,
   inverseDocumentFrequency,
+  neighbourOffsets,
   ownTermsFactor,
   querySpeakerIds,
   queryTermFrequencies,
   SPOKEN_TERM,
   type SparseValues,
   saturatedFrequency,
+  speakerTermIdsOf,
   type VectorFilter,
   type VectorItem,
   type VectorMetadata,
@@ -142,7 +144,8 @@ describe('local vector index: hybrid search', () => {
     let checked = 0;
     for (let step = 0; step < 60; step++) {
       const texts = Array.from({ length: 5 + Math.floor(random() * 40) }, text);
-      const terms = chunkTerms(texts, { span: 2, before: 0.25, after: 0.25 });
+      const window = { span: 2, before: 0.25, after: 0.25 };
+      const terms = chunkTerms(texts, window);
       const items: VectorItem[] = texts.map((_, i) => {
         // Some items replace an existing id: its slot is reused and its old postings must die.
         const replaced = random() < 0.25 && ids.length > 0;
@@ -160,6 +163,15 @@ describe('local vector index: hybrid search', () => {
         };
         return { id, values: vector(), metadata, ...terms[i] };
       });
+      // Most batches carry their chains: the index then lends the neighbours' terms at query time, and must score
+      // as if it had stored them, also once a neighbour is deleted or replaced alone (slot-chains.ts).
+      if (step % 4 !== 3) {
+        neighbourOffsets(texts.length, window).forEach(({ offsets, weights }, i) => {
+          const item = items[i] as VectorItem;
+          const neighbours = offsets.map((offset) => (items[i + offset] as VectorItem).id);
+          item.chain = { neighbours, weights, unlent: speakerTermIdsOf(texts[i] as string) };
+        });
+      }
       await index.upsert(NAMESPACE, items);
       for (const item of items) live.set(item.id, item);
       const gone = Array.from({ length: Math.floor(random() * 12) }, () => ids[Math.floor(random() * ids.length)]);
@@ -194,7 +206,7 @@ describe('local vector index: hybrid search', () => {
       }
     }
     expect(checked).toBe(240);
-  });
+  }, 60_000); // 240 exhaustive scorings: ~6 s alone, over 20 on a loaded machine
 
   it('ranks the turns of the speaker a question names above the same words from someone else', async () => {
     const turns = [

@@ -13,6 +13,10 @@ const items: VectorItem[] = chunkTerms(texts).map((terms, i) => ({
   values: Float32Array.from({ length: DIMENSION }, (_, d) => Math.sin(i * 10 + d) / 3),
   metadata: metadataFor({ tags: [`t${i}`] }),
   ...terms,
+  // Its chain, as the add path writes it (the second item's: no speaker, the first's: one, for the record).
+  ...(i < 2
+    ? { chain: { neighbours: [`doc.${1 - i}`], weights: [i === 0 ? 0.15 : 0.45], unlent: i === 0 ? [7] : [] } }
+    : {}),
 }));
 const plain = (entries: JournalEntry[]) =>
   entries.map((entry) =>
@@ -23,7 +27,7 @@ const plain = (entries: JournalEntry[]) =>
 const journalFile = () => join(mkdtempSync(join(tmpdir(), 'memgate-journal-')), 'gen-0.log');
 
 describe('vector index journal', () => {
-  it('gives back each batch as written: vectors, metadata, terms and neighbours’ terms to the bit', () => {
+  it('gives back each batch as written: vectors, metadata, terms, neighbours’ terms to the bit and chains', () => {
     const path = journalFile();
     const batches: JournalEntry[] = [
       { op: 'upsert', items },
@@ -65,7 +69,7 @@ describe('vector index journal', () => {
     appendFileSync(path, encodeEntry({ op: 'delete', ids: ['doc.0'] }, DIMENSION));
     expect(plain(readJournal(path, DIMENSION))).toEqual(
       plain([
-        { op: 'upsert', items },
+        { op: 'upsert', items: items.map(({ chain: _, ...item }) => item) }, // no chains then
         { op: 'delete', ids: ['doc.0'] },
       ]),
     );

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
-import type { SparseValues, VectorItem, VectorMetadata } from '@memgate/core';
+import type { SparseValues, VectorChain, VectorItem, VectorMetadata } from '@memgate/core';
 
 /** One logged batch: what `upsert` or `delete` was called with. */
 export type JournalEntry = { op: 'upsert'; items: VectorItem[] } | { op: 'delete'; ids: string[] };
@@ -8,17 +8,18 @@ export type JournalEntry = { op: 'upsert'; items: VectorItem[] } | { op: 'delete
  * Append-only log of the batches applied since the last snapshot. Each batch is one record
  * `[u32 header length][u32 binary bytes][JSON header][binary]`, written with a single `write`, so a crash leaves at
  * most one torn record at the end, which `readJournal` drops (that batch never returned to its caller). An upsert's
- * header holds each item's id, metadata and term counts; the binary part its float32 vector, then the term ids
+ * header holds each item's id, metadata, term counts and chain (VectorChain, when it has one: a record without
+ * it reads as before chains); the binary part its float32 vector, then the term ids
  * (uint32) and frequencies (float64) of its terms and contextTerms, in that order. (Records written before version 2
  * carried the terms in the JSON header; they are still read.)
  */
 export function encodeEntry(entry: JournalEntry, dimension: number): Buffer {
   if (entry.op === 'delete') return record(Buffer.from(JSON.stringify({ op: 'delete', ids: entry.ids }), 'utf8'), 0);
   let termBytes = 0;
-  const items = entry.items.map(({ id, metadata, terms, contextTerms }) => {
+  const items = entry.items.map(({ id, metadata, terms, contextTerms, chain }) => {
     const counts = [terms?.indices.length ?? -1, contextTerms?.indices.length ?? -1] as const;
     termBytes += (Math.max(0, counts[0]) + Math.max(0, counts[1])) * 12;
-    return { id, metadata, terms: counts[0], contextTerms: counts[1] };
+    return { id, metadata, terms: counts[0], contextTerms: counts[1], ...(chain ? { chain } : {}) };
   });
   const json = Buffer.from(JSON.stringify({ op: 'upsert', v: 2, items }), 'utf8');
   const vectorBytes = entry.items.length * dimension * 4;
@@ -80,7 +81,11 @@ export function readJournal(path: string, dimension: number): JournalEntry[] {
 
 type Header =
   | { op: 'delete'; ids: string[] }
-  | { op: 'upsert'; v: 2; items: { id: string; metadata: VectorMetadata; terms: number; contextTerms: number }[] }
+  | {
+      op: 'upsert';
+      v: 2;
+      items: { id: string; metadata: VectorMetadata; terms: number; contextTerms: number; chain?: VectorChain }[];
+    }
   | {
       op: 'upsert';
       v?: undefined;
@@ -110,6 +115,8 @@ function itemsOf(header: Exclude<Header, { op: 'delete' }>, data: Buffer, at: nu
       header.v === 2 ? sparse(written.contextTerms as number) : (written.contextTerms as SparseValues | undefined);
     if (terms) item.terms = terms;
     if (contextTerms) item.contextTerms = contextTerms;
+    const chain = 'chain' in written ? written.chain : undefined;
+    if (chain) item.chain = chain;
     return item;
   });
 }

@@ -6,8 +6,10 @@ import {
   saturatedFrequencyAt,
 } from '@memgate/core';
 import { FrequencyTable } from './frequency-table.ts';
+import { BORROWS, ownCode, type SlotChain, SlotChains, type SnapshotChains } from './slot-chains.ts';
 import { merged, mergeFrequencies, positiveSum } from './slot-frequencies.ts';
-import { EPOCH_BITS, EPOCH_MASK, type Liveness, MAX_SLOTS, TermPostings } from './term-postings.ts';
+import { EPOCH_MASK, holdingUnits, type Liveness, MAX_SLOTS, TermPostings } from './term-postings.ts';
+import { TermWalk, type WalkContext } from './term-walk.ts';
 
 // BM25+ with core's parameters and formula (core/context/lexical/bm25.ts), which the history filter uses too.
 
@@ -43,8 +45,10 @@ const SWEEP_SLACK = 1 << 16;
  * The lexical half of one namespace: postings (term → slots with their frequency, typed arrays, see
  * term-postings.ts) and the statistics BM25 needs (document count, total length, each term's document frequency,
  * holdingUnits), exact whenever a query reads them, so a deleted text never matches and the statistics are the
- * tenant's own. A slot's frequency of a term is its own count plus its neighbours' weighted count, stored negated
- * when the term is only its neighbours' (it then cannot make the slot match); its length is the sum of both.
+ * tenant's own. A slot's frequency of a term is its own count plus its neighbours' weighted count (contextTerms),
+ * negated when the term is only its neighbours' (it then cannot make the slot match); its length is the sum of both.
+ * A slot written with its chain (VectorItem.chain) stores only its own counts and borrows its neighbours' from their
+ * postings at query time (term-walk.ts, slot-chains.ts): 73% of the postings at 100k chunks were neighbours' terms.
  *
  * Removing a slot is O(1): its epoch is bumped, which kills its postings where they lie, and the lists are not
  * told (the slot's term ids are not kept: at 100k chunks they were 200 MB). A list's live count and document
@@ -76,8 +80,16 @@ export class LexicalPostings {
   private touched = new Int32Array(1024);
   private matched = new Int32Array(1024);
   private matchedCount = 0;
+  private readonly chains = new SlotChains();
+  private readonly walk = new TermWalk();
 
-  add(slot: number, { terms, contextTerms }: SlotTerms): void {
+  /**
+   * Counts a slot's terms. Without `chain` its postings hold each merged frequency (own plus neighbours', negated
+   * when only theirs, mergeFrequencies). With one (SPLIT) they hold its own counts, coded with what it lends, and its
+   * neighbours' only when it does not borrow them from their postings at query time (chain.ts checked that they add
+   * up to its contextTerms bit for bit); `unlent` are the own terms it lends to none (one id per occurrence).
+   */
+  add(slot: number, { terms, contextTerms }: SlotTerms, chain?: SlotChain, unlent?: readonly number[]): void {
     const count = mergeFrequencies(terms, contextTerms);
     if (count === 0) return;
     if (slot >= MAX_SLOTS) throw new Error(`a namespace holds at most ${MAX_SLOTS} vectors`);
@@ -85,21 +97,80 @@ export class LexicalPostings {
     const epoch = this.epochs[slot] as number;
     const { terms: ids, signed } = merged;
     for (let i = 0; i < count; i++) {
-      const term = ids[i] as number;
-      let posting = this.postings.get(term);
-      if (!posting) {
-        posting = new TermPostings(this.removals);
-        this.postings.set(term, posting);
-      }
-      posting.append(slot, epoch, signed[i] as number, this.table);
+      const posting = this.listOf(ids[i] as number);
+      posting.heldUnits += holdingUnits(signed[i] as number);
+      if (!chain) posting.append(slot, epoch, signed[i] as number, this.table);
     }
-    this.slotPostings[slot] = count;
-    this.livePostings += count;
+    let written = chain ? 0 : count;
+    if (chain) {
+      this.chains.set(slot, chain, this.epochs);
+      written += this.appendSparse(slot, terms, unlent ?? []);
+      if (!chain.borrows) written += this.appendSparse(slot, contextTerms, undefined);
+    }
+    this.slotPostings[slot] = written;
+    this.livePostings += written;
     // Summed as the terms come (own, then neighbours'), so a slot's length is the same bits after a restart.
     const length = positiveSum(contextTerms, positiveSum(terms, 0));
     this.lengths[slot] = length;
     this.documents += 1;
     this.totalLength += length;
+  }
+
+  /** A SPLIT slot's own counts (`unlent` given: coded with them) or, without, its stored context (negated). */
+  private appendSparse(slot: number, sparse: SparseValues | undefined, unlent: readonly number[] | undefined): number {
+    if (!sparse) return 0;
+    const epoch = this.epochs[slot] as number;
+    let written = 0;
+    sparse.indices.forEach((term, i) => {
+      const value = sparse.values[i] as number;
+      if (!(value > 0)) return;
+      const code = unlent ? ownCode(value, unlent.filter((id) => id === term).length) : -value;
+      this.listOf(term).append(slot, epoch, code, this.table);
+      written++;
+    });
+    return written;
+  }
+
+  /** Live postings (what the lists hold, less what removals killed): the namespace's lexical memory, 6 bytes each. */
+  get postingCount(): number {
+    return this.livePostings;
+  }
+
+  /** Whether a chain with these weights can be written (slot-chains.ts codes at most 256 distinct weights). */
+  canChain(weights: readonly number[]): boolean {
+    return this.chains.canCode(weights);
+  }
+
+  private listOf(term: number): TermPostings {
+    let posting = this.postings.get(term);
+    if (!posting) {
+      posting = new TermPostings(this.removals);
+      this.postings.set(term, posting);
+    }
+    return posting;
+  }
+
+  /**
+   * Before `slots` are removed: a live slot outside them that borrows from one of them gets its neighbours' terms
+   * stored as they are now (term-walk's sums, negative postings) and borrows no more, so its scores stay what its
+   * contextTerms made them when it was written, as when they were stored. One pass over every list, only when a
+   * removal breaks a chain (a document deleted from an add of several, a chunk replaced alone).
+   */
+  detach(slots: readonly number[]): void {
+    const { chains, epochs, lengths } = this;
+    const removed = new Set(slots);
+    const borrowers = new Set<number>();
+    for (const slot of slots) {
+      if (!((lengths[slot] as number) > 0)) continue;
+      for (const borrower of chains.borrowersOf(slot, epochs, lengths))
+        if (!removed.has(borrower)) borrowers.add(borrower);
+    }
+    if (borrowers.size === 0) return;
+    this.walk.storeBorrowed(this.postings.values(), this.walkContext(), borrowers, (slot) => {
+      this.slotPostings[slot] = (this.slotPostings[slot] as number) + 1;
+      this.livePostings += 1;
+    });
+    for (const slot of borrowers) chains.kinds[slot] = (chains.kinds[slot] as number) & ~BORROWS;
   }
 
   remove(slot: number): void {
@@ -108,6 +179,7 @@ export class LexicalPostings {
     this.documents -= 1;
     this.totalLength -= length;
     this.lengths[slot] = 0;
+    this.chains.clear(slot);
     this.removals += 1;
     const killed = this.slotPostings[slot] as number;
     this.slotPostings[slot] = 0;
@@ -119,12 +191,12 @@ export class LexicalPostings {
     this.epochs[slot] = epoch;
   }
 
-  /** Recounts every list that may hold dead postings and drops them (and lists left empty). */
+  /** Compacts every list that may hold dead postings (and drops lists left empty); statistics are recounted on read. */
   sweep(): void {
     const liveness = this.liveness();
     for (const [term, posting] of this.postings) {
       if (posting.countedAt === this.removals && posting.size === posting.live) continue;
-      posting.recount(liveness, this.table, this.removals, true);
+      posting.recount(liveness, true);
       if (posting.live === 0) this.postings.delete(term);
     }
     this.deadPostings = 0;
@@ -156,18 +228,16 @@ export class LexicalPostings {
       if (posting) weighted.push([posting, count * idf]);
     });
     if (!(ceiling > 0)) return matches;
-    const { scores, norms, state, ownTerms, lengths, epochs, touched } = this;
-    const values = this.table.values;
+    const { scores, norms, state, ownTerms, lengths, touched, walk } = this;
+    const context = this.walkContext();
     let touchedCount = 0;
     // Each slot's score is summed over the query's terms in query order, so it does not depend on posting order.
     for (const [posting, weight] of weighted) {
       const share = weight / ceiling;
-      const { entries, codes, wide, size } = posting;
-      const holdsDead = size !== posting.live;
-      for (let i = 0; i < size; i++) {
-        const entry = entries[i] as number;
-        const slot = entry >>> EPOCH_BITS;
-        if (holdsDead && (entry & EPOCH_MASK) !== epochs[slot]) continue; // a removed slot's, not compacted yet
+      walk.walk(posting, context);
+      const { slots, frequencies } = walk;
+      for (let i = 0; i < walk.count; i++) {
+        const slot = slots[i] as number;
         const seen = state[slot] as number;
         if (seen === UNSEEN) {
           touched[touchedCount++] = slot;
@@ -180,7 +250,7 @@ export class LexicalPostings {
           ownTerms[slot] = 0;
           norms[slot] = lengthNorm(lengths[slot] as number, averageLength);
         } else if (seen === REFUSED) continue;
-        const stored = codes ? (values[codes[i] as number] as number) : ((wide as Float64Array)[i] as number);
+        const stored = frequencies[slot] as number;
         if (stored > 0) {
           state[slot] = MATCHED;
           ownTerms[slot] = (ownTerms[slot] as number) + 1;
@@ -205,18 +275,33 @@ export class LexicalPostings {
     return matches;
   }
 
-  /** A term's list with exact statistics (recounted if a removal came since), or undefined when no slot holds it. */
+  /**
+   * A term's list with exact statistics (recounted if a removal came since: its live postings, and what every live
+   * slot holds of it, own or neighbours'), or undefined when no slot holds it.
+   */
   private counted(term: number): TermPostings | undefined {
     const posting = this.postings.get(term);
     if (!posting || posting.countedAt === this.removals) return posting;
-    posting.recount(this.liveness(), this.table, this.removals, false);
-    if (posting.live > 0) return posting;
-    this.postings.delete(term);
-    return undefined;
+    posting.recount(this.liveness(), false);
+    posting.countedAt = this.removals;
+    if (posting.live === 0) {
+      this.postings.delete(term);
+      return undefined;
+    }
+    const walk = this.walk;
+    walk.walk(posting, this.walkContext());
+    let units = 0;
+    for (let i = 0; i < walk.count; i++) units += holdingUnits(walk.frequencies[walk.slots[i] as number] as number);
+    posting.heldUnits = units;
+    return posting;
   }
 
   private liveness(): Liveness {
-    return { epochs: this.epochs, lengths: this.lengths };
+    return this.walkContext();
+  }
+
+  private walkContext(): WalkContext {
+    return { epochs: this.epochs, lengths: this.lengths, chains: this.chains, table: this.table };
   }
 
   /** Terms with a live posting, after a sweep (what a snapshot stores: call before `terms`). */
@@ -230,10 +315,18 @@ export class LexicalPostings {
     return this.table.values.subarray(0, this.table.size);
   }
 
-  /** Live postings per term, each list in slot order: codes into `frequencies()`, or exact frequencies. */
-  *terms(): Generator<[term: number, slots: Int32Array<ArrayBuffer>, frequencies: Uint16Array | Float64Array]> {
+  /**
+   * Live postings per term, each list in slot order: codes into `frequencies()`, or exact frequencies; and what its
+   * holders hold (recounted first). Call `liveTermCount` first: no list it counted is dropped here.
+   */
+  *terms(): Generator<
+    [term: number, slots: Int32Array<ArrayBuffer>, frequencies: Uint16Array | Float64Array, heldUnits: number]
+  > {
     const liveness = this.liveness();
-    for (const [term, posting] of this.postings) yield [term, ...posting.liveInSlotOrder(liveness)];
+    for (const [term, posting] of this.postings) {
+      this.counted(term);
+      yield [term, ...posting.liveInSlotOrder(liveness), posting.heldUnits];
+    }
   }
 
   /** The length of every slot below `slotCount` (0: not counted). */
@@ -243,15 +336,22 @@ export class LexicalPostings {
     return lengths;
   }
 
+  /** The chains of every slot below `slotCount`, as a snapshot stores them (SlotChains.snapshot). */
+  chainsUpTo(slotCount: number): SnapshotChains {
+    return this.chains.snapshot(slotCount, this.epochs, this.lengths);
+  }
+
   /**
    * Loads a snapshot into an empty instance: slot lengths, the frequency table (empty for a file of the first
-   * version), then each term's postings (codes into that table, or exact frequencies). The statistics are summed in
-   * slot order, as adding the slots one by one in that order would.
+   * version), then each term's postings (codes into that table, or exact frequencies) with what they hold, then the
+   * chains (none before version 3). The statistics are summed in slot order, as adding the slots one by one in that
+   * order would.
    */
   restore(
     lengths: Float64Array,
     frequencies: Float64Array,
-    terms: Iterable<[term: number, slots: Int32Array, frequencies: Uint16Array | Float64Array]>,
+    terms: Iterable<[term: number, slots: Int32Array, frequencies: Uint16Array | Float64Array, heldUnits?: number]>,
+    chains?: SnapshotChains,
   ): void {
     this.ensureCapacity(lengths.length);
     this.lengths.set(lengths);
@@ -259,14 +359,15 @@ export class LexicalPostings {
       if (this.table.codeOf(frequency) !== code) throw new Error('lexical snapshot repeats a frequency');
     }
     const perSlot = this.slotPostings;
-    for (const [term, slots, held] of terms) {
+    for (const [term, slots, held, heldUnits] of terms) {
       if (held instanceof Uint16Array && held.some((code) => code >= this.table.size)) {
         throw new Error('lexical snapshot has a frequency code beyond its table');
       }
-      this.postings.set(term, TermPostings.of(slots, held, this.table));
+      this.postings.set(term, TermPostings.of(slots, held, this.table, heldUnits));
       for (const slot of slots) perSlot[slot] = (perSlot[slot] as number) + 1;
       this.livePostings += slots.length;
     }
+    if (chains) this.chains.restore(chains, lengths.length, this.epochs);
     for (let slot = 0; slot < lengths.length; slot++) {
       const length = lengths[slot] as number;
       if (!(length > 0)) continue;
@@ -285,6 +386,8 @@ export class LexicalPostings {
     this.lengths = grow(this.lengths, new Float64Array(size));
     this.epochs = grow(this.epochs, new Uint8Array(size));
     this.slotPostings = grow(this.slotPostings, new Uint32Array(size));
+    this.chains.ensureCapacity(size);
+    this.walk.ensureCapacity(size);
     this.scores = new Float64Array(size);
     this.norms = new Float64Array(size);
     this.state = new Uint8Array(size);

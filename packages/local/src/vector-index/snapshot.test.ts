@@ -117,28 +117,34 @@ describe('local vector index: snapshots', () => {
     await control.upsert('user:u1', turns(8, 'c'));
     expect(await answers(await openIndex(dir))).toEqual(await answers(control));
   });
-  it('reads a lexical file of the first version (float64 frequencies, no table)', async () => {
-    const dir = freshDir();
-    const live = await openIndex(dir);
-    await history(live);
-    const before = await answers(live);
-    await live.close();
-    const [namespaceDir] = readdirSync(dir);
-    const folder = join(dir, namespaceDir as string);
-    const lexicalFile = join(folder, readdirSync(folder).find((name) => name.endsWith('.lexical')) as string);
-    writeFileSync(lexicalFile, firstVersionOf(readFileSync(lexicalFile)));
+  it.each([1, 2] as const)(
+    'reads a lexical file of version %i (no chains; v1: float64 frequencies, no table)',
+    async (version) => {
+      const dir = freshDir();
+      const live = await openIndex(dir);
+      await history(live);
+      const before = await answers(live);
+      await live.close();
+      const [namespaceDir] = readdirSync(dir);
+      const folder = join(dir, namespaceDir as string);
+      const lexicalFile = join(folder, readdirSync(folder).find((name) => name.endsWith('.lexical')) as string);
+      writeFileSync(lexicalFile, olderVersionOf(readFileSync(lexicalFile), version));
 
-    const reopened = await openIndex(dir);
-    expect(await answers(reopened)).toEqual(before);
-    const neverRestarted = await openIndex(freshDir());
-    await history(neverRestarted);
-    for (const index of [reopened, neverRestarted]) await index.delete('user:u1', ['a-0', 'b-2']);
-    expect(await answers(reopened)).toEqual(await answers(neverRestarted));
-  });
+      const reopened = await openIndex(dir);
+      expect(await answers(reopened)).toEqual(before);
+      const neverRestarted = await openIndex(freshDir());
+      await history(neverRestarted);
+      for (const index of [reopened, neverRestarted]) await index.delete('user:u1', ['a-0', 'b-2']);
+      expect(await answers(reopened)).toEqual(await answers(neverRestarted));
+    },
+  );
 });
 
-/** A lexical file of this version rewritten as version 1 wrote it: no table, each frequency as a float64. */
-function firstVersionOf(file: Buffer): Buffer {
+/**
+ * A lexical file of this version (no chains in it) rewritten as version 1 wrote it (no table, each frequency as a
+ * float64) or as version 2 did (no chains, no holdings per term).
+ */
+function olderVersionOf(file: Buffer, version: 1 | 2): Buffer {
   const parts: Buffer[] = [];
   let at = 0;
   const take = (bytes: number) => {
@@ -147,17 +153,27 @@ function firstVersionOf(file: Buffer): Buffer {
   };
   const header = take(16);
   const slotCount = header.readUInt32LE(8);
-  expect(header.readUInt32LE(4)).toBe(2);
-  header.writeUInt32LE(1, 4);
+  expect(header.readUInt32LE(4)).toBe(3);
+  header.writeUInt32LE(version, 4);
   parts.push(header, take(slotCount * 8));
-  const table = take(take(4).readUInt32LE(0) * 8);
+  expect(take(slotCount).every((kind) => kind === 0)).toBe(true); // no slot written with its chain
+  take(slotCount * 4 * 4 + slotCount * 4);
+  take(take(4).readUInt32LE(0) * 8);
+  const tableBytes = take(4);
+  const table = take(tableBytes.readUInt32LE(0) * 8);
+  if (version === 2) parts.push(tableBytes, table);
   while (at < file.length) {
     const [term, count, kind] = [0, 1, 2].map((i) => file.readUInt32LE(at + i * 4)) as [number, number, number];
-    at += 12;
-    const ids = Buffer.alloc(8);
+    at += 16;
+    const ids = Buffer.alloc(version === 2 ? 12 : 8);
     ids.writeUInt32LE(term, 0);
     ids.writeUInt32LE(count, 4);
+    if (version === 2) ids.writeUInt32LE(kind, 8);
     parts.push(ids, take(count * 4));
+    if (version === 2) {
+      parts.push(take(count * (kind === 0 ? 2 : 8)));
+      continue;
+    }
     const values = Buffer.alloc(count * 8);
     for (let i = 0; i < count; i++) {
       const value = kind === 0 ? table.readDoubleLE(take(2).readUInt16LE(0) * 8) : take(8).readDoubleLE(0);

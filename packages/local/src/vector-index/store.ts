@@ -1,7 +1,9 @@
 import type { VectorItem, VectorMetadata } from '@memgate/core';
+import { resolveChains } from './chain.ts';
 import { postingKeysOf } from './filter.ts';
 import { DeferredGraph } from './graph.ts';
 import { LexicalPostings, type SlotTerms } from './lexical.ts';
+import type { SlotChain } from './slot-chains.ts';
 
 /**
  * One stored vector's identity; its values live in the arena at `slot * dimension`, its terms only in the lexical
@@ -56,18 +58,28 @@ export class NamespaceStore {
   upsert(items: readonly VectorItem[]): void {
     const latest = new Map<string, VectorItem>();
     for (const item of items) latest.set(item.id, item); // last one wins inside a batch
-    for (const item of latest.values()) {
+    const batch = [...latest.values()];
+    const slots: number[] = [];
+    const replaced: number[] = [];
+    for (const item of batch) {
       let slot = this.idToSlot.get(item.id);
-      const replacing = slot !== undefined;
       if (slot === undefined) {
         slot = this.free.pop() ?? this.slots.length;
         this.ensureCapacity(slot + 1);
-      } else {
-        this.unlinkPostings(slot);
-      }
-      this.place(slot, item, item.values);
-      this.graph.stage(slot, replacing);
+        if (slot === this.slots.length) this.slots.push(undefined);
+      } else replaced.push(slot);
+      slots.push(slot);
     }
+    // Every old version goes before any new one is written: the chains link the new ones at their new epochs.
+    this.lexical.detach(replaced);
+    for (const slot of replaced) this.unlinkPostings(slot);
+    const chains = resolveChains(batch, slots, (weights) => this.lexical.canChain(weights));
+    const replacing = new Set(replaced);
+    batch.forEach((item, i) => {
+      const slot = slots[i] as number;
+      this.place(slot, item, item.values, chains[i]);
+      this.graph.stage(slot, replacing.has(slot));
+    });
   }
 
   /** Inserts up to `limit` of the vectors written since into the graph, oldest first; how many it inserted. */
@@ -76,9 +88,14 @@ export class NamespaceStore {
   }
 
   delete(ids: readonly string[]): void {
+    const slots = new Set<number>();
     for (const id of ids) {
       const slot = this.idToSlot.get(id);
-      if (slot === undefined) continue;
+      if (slot !== undefined) slots.add(slot);
+    }
+    this.lexical.detach([...slots]);
+    for (const slot of slots) {
+      const id = (this.slots[slot] as SlotRecord).id;
       this.unlinkPostings(slot);
       this.graph.drop(slot);
       this.idToSlot.delete(id);
@@ -125,14 +142,19 @@ export class NamespaceStore {
     return this.arena.subarray(slot * this.dimension, (slot + 1) * this.dimension);
   }
 
-  private place(slot: number, input: SlotInput, values: Float32Array): void {
+  private place(
+    slot: number,
+    input: SlotInput & Pick<VectorItem, 'chain'>,
+    values: Float32Array,
+    chain?: SlotChain,
+  ): void {
     if (values.length !== this.dimension) {
       throw new Error(
         `vector for '${input.id}' has dimension ${values.length}, this namespace holds ${this.dimension}`,
       );
     }
     this.arena.set(values, slot * this.dimension);
-    this.lexical.add(slot, input);
+    this.lexical.add(slot, input, chain, input.chain?.unlent);
     this.index(slot, input, values);
   }
 

@@ -40,7 +40,8 @@ function isLive(entry: number, { epochs, lengths }: Liveness): boolean {
 /**
  * One term's postings in typed arrays, in the order they were added: an entry (slot << 8 | the slot's epoch when
  * written, 4 bytes) and a frequency code (FrequencyTable, 2 bytes; the frequency is negated when only the slot's
- * neighbours hold the term). 6 bytes a posting, against 16 with the slot, a float64 frequency and a 32-bit epoch.
+ * neighbours hold the term; a SPLIT slot's own posting holds its own count, term-walk.ts). 6 bytes a posting, against
+ * 16 with the slot, a float64 frequency and a 32-bit epoch.
  * Removing a slot bumps its epoch instead of touching the lists it is in (LexicalPostings): a posting whose epoch is
  * no longer its slot's is dead and skipped. `live` and `heldUnits` are exact when `countedAt` is the namespace's
  * count of removals; a list is recounted (and compacted when mostly dead) before its statistics are read.
@@ -54,8 +55,11 @@ export class TermPostings {
   size = 0;
   /** Live postings (exact when counted, see above). */
   live = 0;
-  /** The live postings' holdingUnits, summed. */
-  private heldUnits = 0;
+  /**
+   * What its holders hold, summed in holdingUnits (LexicalPostings keeps it: a slot may hold the term by a posting
+   * of its own, a stored context posting, both, or only through its neighbours' postings).
+   */
+  heldUnits = 0;
 
   constructor(public countedAt: number) {}
 
@@ -64,20 +68,33 @@ export class TermPostings {
     return this.heldUnits / HOLDING_UNITS;
   }
 
-  /** A list loaded from a snapshot: these postings (slot order), live at epoch 0, as codes or exact frequencies. */
-  static of(slots: Int32Array, frequencies: Uint16Array | Float64Array, table: FrequencyTable): TermPostings {
+  /**
+   * A list loaded from a snapshot: these postings (slot order), live at epoch 0, as codes or exact frequencies, with
+   * what they hold (`heldUnits`; undefined: one posting per holder, each holding its value, as before chains).
+   */
+  static of(
+    slots: Int32Array,
+    frequencies: Uint16Array | Float64Array,
+    table: FrequencyTable,
+    heldUnits: number | undefined,
+  ): TermPostings {
     const postings = new TermPostings(0);
     const count = slots.length;
     postings.entries = new Uint32Array(count);
     for (let i = 0; i < count; i++) postings.entries[i] = (slots[i] as number) * (EPOCH_MASK + 1);
+    let units = 0;
     if (frequencies instanceof Uint16Array) {
       postings.codes = frequencies;
-      for (const code of frequencies) postings.heldUnits += table.units[code] as number;
+      for (const code of frequencies) units += table.units[code] as number;
       postings.size = postings.live = count;
     } else {
       postings.codes = new Uint16Array(count);
-      for (const frequency of frequencies) postings.append(-1, 0, frequency, table);
+      for (const frequency of frequencies) {
+        postings.append(-1, 0, frequency, table);
+        units += holdingUnits(frequency);
+      }
     }
+    postings.heldUnits = heldUnits ?? units;
     return postings;
   }
 
@@ -98,22 +115,14 @@ export class TermPostings {
     if (this.wide) this.wide[this.size] = frequency;
     this.size++;
     this.live++;
-    this.heldUnits += holdingUnits(frequency);
   }
 
-  /** Counts the live postings and what they hold; compacts the list when `compactAny` or when it is mostly dead. */
-  recount(liveness: Liveness, table: FrequencyTable, removals: number, compactAny: boolean): void {
-    const { entries, codes, wide } = this;
+  /** Counts the live postings; compacts the list when `compactAny` or when it is mostly dead. */
+  recount(liveness: Liveness, compactAny: boolean): void {
+    const { entries } = this;
     let live = 0;
-    let units = 0;
-    for (let i = 0; i < this.size; i++) {
-      if (!isLive(entries[i] as number, liveness)) continue;
-      live++;
-      units += codes ? (table.units[codes[i] as number] as number) : holdingUnits(wide?.[i] as number);
-    }
+    for (let i = 0; i < this.size; i++) if (isLive(entries[i] as number, liveness)) live++;
     this.live = live;
-    this.heldUnits = units;
-    this.countedAt = removals;
     const dead = this.size - live;
     if (dead > 0 && (compactAny || dead > live + SLACK)) this.compact(liveness);
   }

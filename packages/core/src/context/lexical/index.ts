@@ -84,6 +84,37 @@ export function chunkTerms(texts: readonly string[], window: NeighbourWindow = D
   });
 }
 
+/** A chunk's neighbours as `chunkTerms` lends them: their offsets from it in the order summed, and their weights. */
+export interface NeighbourOffsets {
+  offsets: number[];
+  weights: number[];
+}
+
+/**
+ * The neighbours of each of `count` texts that `chunkTerms` sums into its contextTerms with the same `window`, in
+ * the same order (VectorChain): an index can then lend them at query time and get the same sums.
+ */
+export function neighbourOffsets(
+  count: number,
+  window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW,
+): NeighbourOffsets[] {
+  const lends = (window.before > 0 || window.after > 0) && window.span > 0;
+  return Array.from({ length: count }, (_, position) => {
+    const chain: NeighbourOffsets = { offsets: [], weights: [] };
+    if (!lends) return chain;
+    const from = Math.max(0, position - window.span);
+    const to = Math.min(count - 1, position + window.span);
+    for (let other = from; other <= to; other++) {
+      const weight = other < position ? window.before : other > position ? window.after : 0;
+      if (weight > 0) {
+        chain.offsets.push(other - position);
+        chain.weights.push(weight);
+      }
+    }
+    return chain;
+  });
+}
+
 /** A query's terms with their counts; empty when it holds only stop words or symbols. */
 export function queryTermFrequencies(query: string): SparseValues {
   const counts = new Map<number, number>();

@@ -51,4 +51,36 @@ describe('add with separateDocuments (captured exchanges stored together)', () =
     await together.store.add(alice, { documents: [ferry, invoice] });
     expect(termsById(together.upserted)).not.toEqual(termsById(alone.upserted));
   });
+
+  it.each([true, false])(
+    'gives each chunk its chain: the neighbours whose terms, weighted in order, make its contextTerms (separate: %s)',
+    async (separateDocuments) => {
+      const { store, upserted } = storeRecordingVectors();
+      const museum = {
+        content: 'Caroline: The museum opens at nine.\n\nMelanie: Then we go at ten.',
+        fileName: 'c.txt',
+      };
+      const harbour = { content: 'User: Where is the harbour museum?\n\nAssistant: By pier nine.', fileName: 'd.txt' };
+      await store.add(alice, { documents: [ferry, invoice, museum, harbour], separateDocuments });
+      expect(upserted.size).toBeGreaterThanOrEqual(4);
+      for (const item of upserted.values()) {
+        const chain = item.chain as NonNullable<VectorItem['chain']>;
+        expect(chain.weights).toHaveLength(chain.neighbours.length);
+        const sums = new Map<number, number>();
+        chain.neighbours.forEach((id, k) => {
+          const neighbour = upserted.get(id) as VectorItem;
+          if (separateDocuments) expect(neighbour.metadata.documentId).toBe(item.metadata.documentId);
+          const unlent = (neighbour.chain as NonNullable<VectorItem['chain']>).unlent;
+          neighbour.terms?.indices.forEach((term, i) => {
+            const lent = (neighbour.terms?.values[i] as number) - unlent.filter((other) => other === term).length;
+            let sum = sums.get(term) ?? 0;
+            for (let r = 0; r < lent; r++) sum += chain.weights[k] as number;
+            if (lent > 0) sums.set(term, sum);
+          });
+        });
+        const context = item.contextTerms ?? { indices: [], values: [] };
+        expect(new Map(context.indices.map((term, i) => [term, context.values[i]]))).toEqual(sums);
+      }
+    },
+  );
 });

@@ -1,8 +1,8 @@
 import { type Principal, type TenantKey, tenantOf } from '../../auth/index.ts';
 import { vectorItemOf } from '../../cleanup/vectors.ts';
 import { invalid } from '../../errors/index.ts';
-import { chunkTerms, DEFAULT_NEIGHBOUR_WINDOW } from '../lexical/index.ts';
-import type { GenerationTag, VectorItem } from '../ports.ts';
+import { chunkTerms, DEFAULT_NEIGHBOUR_WINDOW, neighbourOffsets, speakerTermIdsOf } from '../lexical/index.ts';
+import type { GenerationTag, VectorChain, VectorItem } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
 import { resolveOwner } from './access.ts';
@@ -76,6 +76,25 @@ function termsOf(deps: ContextStoreDeps, chunks: readonly ContextRecord[], separ
   return terms;
 }
 
+/** Where each chunk's contextTerms come from (VectorChain), as `termsOf` sums them: the same neighbours, in order. */
+function chainsOf(deps: ContextStoreDeps, chunks: readonly ContextRecord[], separate: boolean): VectorChain[] {
+  const window = deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW;
+  const chains: VectorChain[] = [];
+  for (let start = 0, end = 1; start < chunks.length; start = end, end = start + 1) {
+    if (separate) while (end < chunks.length && chunks[end]?.document_id === chunks[start]?.document_id) end += 1;
+    else end = chunks.length;
+    neighbourOffsets(end - start, window).forEach(({ offsets, weights }, i) => {
+      const chunk = chunks[start + i] as ContextRecord;
+      chains.push({
+        neighbours: offsets.map((offset) => (chunks[start + i + offset] as ContextRecord).corresponding_vector_id),
+        weights,
+        unlent: speakerTermIdsOf(chunk.text),
+      });
+    });
+  }
+  return chains;
+}
+
 /**
  * The chunks' vectors: embeddings (the embedder runs while rows are written) and each chunk's terms, with its
  * neighbours' in this add's order (documents, then their chunks; or its own document's only), for the lexical half.
@@ -91,8 +110,9 @@ function vectorItemsOf(
   });
   const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
   const terms = lexical ? termsOf(deps, chunks, separate) : [];
+  const chains = lexical ? chainsOf(deps, chunks, separate) : [];
   return embedding.then((vectors) =>
-    chunks.map((chunk, i) => vectorItemOf(chunk, vectors[i] as Float32Array, terms[i])),
+    chunks.map((chunk, i) => vectorItemOf(chunk, vectors[i] as Float32Array, terms[i], chains[i])),
   );
 }
 

@@ -1,0 +1,147 @@
+import type { FrequencyTable } from './frequency-table.ts';
+import { BORROWS, decodeOwn, MAX_LINKS, NO_LINK, type SlotChains, SPLIT } from './slot-chains.ts';
+import { EPOCH_BITS, EPOCH_MASK, type TermPostings } from './term-postings.ts';
+
+/** What a walk reads besides the list: each slot's epoch and length, the chains, and the frequency table. */
+export interface WalkContext {
+  epochs: Uint8Array;
+  lengths: Float64Array;
+  chains: SlotChains;
+  table: FrequencyTable;
+}
+
+/**
+ * One term's frequency in every live slot that holds it, from its postings: a slot's own count, plus its neighbours'
+ * weighted counts, either stored with it (a negative posting) or lent at query time by the neighbours' own postings
+ * (BORROWS, slot-chains.ts). A borrowed sum adds each neighbour's occurrences one at a time in the chain's order, as
+ * chunkTerms summed the stored contextTerms, so it has the same bits; the frequency is then `own + context` (own
+ * first) or `-context` when the slot's own text does not hold the term, as the postings stored it before (lexical.ts).
+ * The result holds until the next walk: `slots[0..count)` in the order they were met, `frequencies[slot]` each.
+ */
+export class TermWalk {
+  slots = new Int32Array(1024);
+  count = 0;
+  frequencies = new Float64Array(1024);
+  /** Each touched slot's neighbours' part of its frequency (stored or borrowed; 0 if none). */
+  contexts = new Float64Array(1024);
+  private own = new Float64Array(1024);
+  private stored = new Float64Array(1024);
+  /** Occurrences each link of a touched borrower lends it (its lender's `lent` count). */
+  private byLink = new Uint32Array(1024 * MAX_LINKS);
+  private seen = new Uint8Array(1024);
+
+  /** `checkEpochs`: the list's live count may be stale (not recounted since a removal): check every posting. */
+  walk(posting: TermPostings, { epochs, lengths, chains, table }: WalkContext, checkEpochs = false): void {
+    const { entries, codes, wide, size } = posting;
+    const holdsDead = checkEpochs || size !== posting.live;
+    const { kinds, links } = chains;
+    const { values, owns, lents } = table;
+    const { own, stored, byLink, seen, slots } = this;
+    let count = 0;
+    for (let i = 0; i < size; i++) {
+      const entry = entries[i] as number;
+      const slot = entry >>> EPOCH_BITS;
+      if (holdsDead && (entry & EPOCH_MASK) !== epochs[slot]) continue; // a removed slot's, not compacted yet
+      if (seen[slot] === 0) {
+        seen[slot] = 1;
+        slots[count++] = slot;
+        own[slot] = 0;
+        stored[slot] = 0;
+      }
+      const code = codes ? (codes[i] as number) : -1;
+      const value = codes ? (values[code] as number) : ((wide as Float64Array)[i] as number);
+      if (value < 0) {
+        stored[slot] = -value;
+        continue;
+      }
+      if (((kinds[slot] as number) & SPLIT) === 0) {
+        own[slot] = value;
+        continue;
+      }
+      let lent: number;
+      if (code >= 0) {
+        own[slot] = owns[code] as number;
+        lent = lents[code] as number;
+      } else {
+        const [occurrences, lending] = decodeOwn(value);
+        own[slot] = occurrences;
+        lent = lending;
+      }
+      if (lent === 0) continue;
+      const base = slot * MAX_LINKS;
+      for (let k = 0; k < MAX_LINKS; k++) {
+        const link = links[base + k] as number;
+        if (link === NO_LINK) continue;
+        const borrower = link >>> EPOCH_BITS;
+        if ((link & EPOCH_MASK) !== epochs[borrower] || ((kinds[borrower] as number) & BORROWS) === 0) continue;
+        if (!((lengths[borrower] as number) > 0)) continue;
+        const position = chains.positionOf(borrower, entry);
+        if (position < 0) continue;
+        if (seen[borrower] === 0) {
+          seen[borrower] = 1;
+          slots[count++] = borrower;
+          own[borrower] = 0;
+          stored[borrower] = 0;
+        }
+        byLink[borrower * MAX_LINKS + position] = lent;
+      }
+    }
+    const { weightCodes, weights } = chains;
+    const frequencies = this.frequencies;
+    for (let i = 0; i < count; i++) {
+      const slot = slots[i] as number;
+      seen[slot] = 0;
+      let context = stored[slot] as number;
+      if (((kinds[slot] as number) & BORROWS) !== 0) {
+        const base = slot * MAX_LINKS;
+        for (let j = 0; j < MAX_LINKS; j++) {
+          const lent = byLink[base + j] as number;
+          if (lent === 0) continue;
+          byLink[base + j] = 0;
+          const weight = weights[weightCodes[base + j] as number] as number;
+          for (let r = 0; r < lent; r++) context += weight;
+        }
+      }
+      const mine = own[slot] as number;
+      this.contexts[slot] = context;
+      frequencies[slot] = mine > 0 ? (context > 0 ? mine + context : mine) : -context;
+    }
+    this.count = count;
+  }
+
+  /**
+   * Appends to each list a stored context posting (negated) for each of `borrowers` that borrows the term now, with
+   * what it borrows: they can then stop borrowing (LexicalPostings.detach). `appended` is told each one.
+   */
+  storeBorrowed(
+    lists: Iterable<TermPostings>,
+    context: WalkContext,
+    borrowers: ReadonlySet<number>,
+    appended: (slot: number) => void,
+  ): void {
+    const { epochs, table } = context;
+    for (const posting of lists) {
+      this.walk(posting, context, true);
+      for (let i = 0; i < this.count; i++) {
+        const slot = this.slots[i] as number;
+        const borrowed = this.contexts[slot] as number;
+        if (!(borrowed > 0) || !borrowers.has(slot)) continue;
+        // Its own posting (if any) stays; what it borrowed is stored beside it, as `walk` reads it.
+        posting.append(slot, epochs[slot] as number, -borrowed, table);
+        appended(slot);
+      }
+    }
+  }
+
+  ensureCapacity(slots: number): void {
+    if (slots <= this.seen.length) return;
+    const size = Math.max(slots, this.seen.length * 2);
+    this.slots = new Int32Array(size);
+    this.frequencies = new Float64Array(size);
+    this.contexts = new Float64Array(size);
+    this.own = new Float64Array(size);
+    this.stored = new Float64Array(size);
+    this.byLink = new Uint32Array(size * MAX_LINKS);
+    this.seen = new Uint8Array(size);
+  }
+}
