@@ -124,13 +124,13 @@ function expectContextError(response: { status: number; text: string }, status: 
 
 describe('DynamoDB throttling and UnprocessedItems', () => {
   it('throttling the SDK retries is invisible: the add and the reads succeed', async () => {
-    // PutItem: a new document's row (a conditional put).
-    faults.transient = { BatchWriteItem: 2, BatchGetItem: 1, Query: 1, PutItem: 2 };
+    // BatchExecuteStatement (one of SETTLING): also a new document's row, a PartiQL INSERT.
+    faults.transient = { BatchWriteItem: 2, BatchGetItem: 1, Query: 1 };
     for (const operation of SETTLING) faults.transient[operation] = 2;
     expectAcknowledged(await add('tapir'));
     await expectWholeOrNothing('tapir', true);
     // Every throttle on a path the add and the reads took was met and retried.
-    expect(faults.transient).toMatchObject({ BatchWriteItem: 0, BatchGetItem: 0, Query: 0, PutItem: 0 });
+    expect(faults.transient).toMatchObject({ BatchWriteItem: 0, BatchGetItem: 0, Query: 0, BatchExecuteStatement: 0 });
     expect(faults.injected.transient).toBeGreaterThanOrEqual(6);
   });
 
@@ -164,7 +164,7 @@ describe('DynamoDB throttling and UnprocessedItems', () => {
   it('throttling while writing the document rows: 500, nothing visible; the cleanup removes the rest', async () => {
     const before = await h.itemCount();
     const vectorsBefore = h.vectorIds().length;
-    faults.persistent = new Set(['PutItem']); // a new document's row: a conditional put
+    faults.persistent = new Set(['BatchExecuteStatement']); // a new document's row: a PartiQL INSERT in a batch
     expectContextError(await add('numbat'), 500);
     faults.persistent = new Set();
     await expectWholeOrNothing('numbat', false);
@@ -270,8 +270,8 @@ describe('a vector store that times out', () => {
   });
 
   it('nothing acknowledged is lost: documents answered 201 under throttling and UnprocessedItems stay whole', async () => {
-    // PutItem: a new document's row (a conditional put).
-    faults.transient = { BatchWriteItem: 2, BatchGetItem: 1, Query: 1, PutItem: 2 };
+    // BatchExecuteStatement (one of SETTLING): also a new document's row, a PartiQL INSERT.
+    faults.transient = { BatchWriteItem: 2, BatchGetItem: 1, Query: 1 };
     for (const operation of SETTLING) faults.transient[operation] = 2;
     expectAcknowledged(await add('gecko'));
     faults.transient = {};
