@@ -57,6 +57,8 @@ function countingIndex(inner: VectorIndex): VectorIndex {
     },
     listIds: (namespace, options) => inner.listIds(namespace, options),
     listNamespaces: () => inner.listNamespaces(),
+    // Search's and the add's verdicts (the embedded index has the capability): not a vector read or write.
+    ...(inner.confirm ? { confirm: inner.confirm.bind(inner) } : {}),
   };
 }
 
@@ -188,10 +190,18 @@ for (const size of sizes) {
       similarity_threshold: 1,
       minimum_similarity_threshold: 0,
     });
-  // Search's visibility cache (docs/ARCHITECTURE.md): a search reads its tenant's generation (a read unit), then the
-  // rows of the hits the cache does not hold. Cold: the generation bumped before each search (as a delete in the
-  // tenant would), so every hit's rows are read; warm: the same query again; distinct: new queries, each search
-  // finding in the cache whatever earlier ones of the run read.
+  // Search's visibility verdicts (docs/ARCHITECTURE.md): a search reads its tenant's generation tag (a read unit),
+  // then the rows of the hits neither the index's confirmations nor the cache vouch for. First, new queries right
+  // after the adds (no hide since: their hits were confirmed by the add that wrote them); cold: the generation bumped
+  // before each search (as a delete in the tenant would), so every hit's rows are read; warm: the same query again;
+  // distinct: new queries, each finding confirmed whatever earlier ones of the run read.
+  rows.push({
+    operation: 'search (top_k 10), hits confirmed by their add',
+    size,
+    usage: await measure(20, async (i) => {
+      await search(queryText(i + 6000));
+    }),
+  });
   rows.push({
     operation: 'search (top_k 10), cold cache',
     size,

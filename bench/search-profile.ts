@@ -179,7 +179,8 @@ try {
       `\n${label(size)} chunks, ${searches} searches in process (no socket): median per search ${total.toFixed(2)} ms; ` +
         `index query ${median(rows.index).toFixed(2)} ms; DynamoDB ${median(rows.dynamo).toFixed(2)} ms in ${median(rows.calls)} call(s); ` +
         `the rest ${(total - median(rows.index) - median(rows.dynamo)).toFixed(2)} ms; record rows read per search ` +
-        `${(rows.rows.reduce((sum, n) => sum + n, 0) / searches).toFixed(1)} (mean)`,
+        `${(rows.rows.reduce((sum, n) => sum + n, 0) / searches).toFixed(1)} (mean), ` +
+        `${((100 * rows.rows.filter((n) => n === 0).length) / searches).toFixed(0)}% of searches read none`,
     );
     const areas = selfTimeByArea(profile);
     const busy = areas.reduce((sum, area) => sum + (area.name === 'idle' ? 0 : area.ms), 0);

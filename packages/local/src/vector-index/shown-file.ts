@@ -4,6 +4,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -36,6 +37,8 @@ const logPath = (dir: string, generation: number) => join(dir, `shown-${generati
  */
 export class ShownFile {
   private fd: number;
+  /** The same file opened for reading the texts it holds (ShownTexts keeps only where they are). */
+  private readFd: number;
   private generation: number;
   bytes: number;
 
@@ -46,11 +49,15 @@ export class ShownFile {
   ) {
     this.generation = generation;
     this.fd = openSync(logPath(dir, generation), 'a');
+    this.readFd = openSync(logPath(dir, generation), 'r');
     this.bytes = bytes;
   }
 
-  /** Opens the current file of `dir` (none yet: an empty one), replaying its records into `apply`. */
-  static open(dir: string, apply: (record: ShownRecord) => void): ShownFile {
+  /**
+   * Opens the current file of `dir` (none yet: an empty one), replaying its records into `apply` with the offset
+   * each record's line starts at.
+   */
+  static open(dir: string, apply: (record: ShownRecord, at: number) => void): ShownFile {
     const generation = readManifest(dir);
     removeOthers(dir, generation);
     const path = logPath(dir, generation);
@@ -63,28 +70,45 @@ export class ShownFile {
     }
     let start = 0;
     for (let end = data.indexOf(10, start); end >= 0; start = end + 1, end = data.indexOf(10, start)) {
-      apply(JSON.parse(data.toString('utf8', start, end)) as ShownRecord);
+      apply(JSON.parse(data.toString('utf8', start, end)) as ShownRecord, start);
     }
     if (start < data.length) writeFileSync(path, data.subarray(0, start)); // a torn last line
     return new ShownFile(dir, generation, start);
   }
 
-  append(records: readonly ShownRecord[]): void {
-    const out = Buffer.from(records.map((record) => `${JSON.stringify(record)}\n`).join(''), 'utf8');
+  /** Appends one line (a record and its newline) with one write; returns the offset it starts at. */
+  append(line: Buffer): number {
+    const at = this.bytes;
     let written = 0;
-    while (written < out.length) written += writeSync(this.fd, out, written, out.length - written);
-    this.bytes += out.length;
+    while (written < line.length) written += writeSync(this.fd, line, written, line.length - written);
+    this.bytes += line.length;
+    return at;
   }
 
-  /** Replaces the file with `records` (the whole current state), durably, then removes the old one. */
-  compact(records: Iterable<ShownRecord>): void {
+  /** `bytes` bytes of the current file from `at`, as UTF-8. */
+  read(at: number, bytes: number): string {
+    const out = Buffer.allocUnsafe(bytes);
+    let filled = 0;
+    while (filled < bytes) {
+      const read = readSync(this.readFd, out, filled, bytes - filled, at + filled);
+      if (read === 0) throw new Error('shown texts: file shorter than expected');
+      filled += read;
+    }
+    return out.toString('utf8');
+  }
+
+  /**
+   * Replaces the file with `lines` (the whole current state, each line's offset in the new file being the sum of the
+   * lines before it), durably, then removes the old one. Lines are built from the old file, which stays readable
+   * until they are all written.
+   */
+  compact(lines: Iterable<Buffer>): void {
     const next = this.generation + 1;
     const path = logPath(this.dir, next);
     const fd = openSync(path, 'w');
     let bytes = 0;
     try {
-      for (const record of records) {
-        const line = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
+      for (const line of lines) {
         let written = 0;
         while (written < line.length) written += writeSync(fd, line, written, line.length - written);
         bytes += line.length;
@@ -103,14 +127,17 @@ export class ShownFile {
     }
     renameSync(temporary, join(this.dir, MANIFEST));
     closeSync(this.fd);
+    closeSync(this.readFd);
     this.generation = next;
     this.fd = openSync(path, 'a');
+    this.readFd = openSync(path, 'r');
     this.bytes = bytes;
     removeOthers(this.dir, next);
   }
 
   close(): void {
     closeSync(this.fd);
+    closeSync(this.readFd);
   }
 }
 

@@ -77,6 +77,29 @@ describe('local vector index: confirmations on disk', () => {
     reopened.close();
   });
 
+  it('reads texts back from disk exactly, any characters, across appends, compactions and a reopen', () => {
+    const dir = freshDir();
+    const texts = [
+      'plain',
+      'quote " and \\ backslash',
+      'line\nbreak\ttab',
+      'été — naïve',
+      'emoji 🦜 and 中文',
+      '\u0000',
+    ];
+    const shown = new ShownTexts(dir, 2_000);
+    for (let round = 0; round < 30; round++) {
+      shown.put(texts.map((text, i) => item(`t${i}`, i, `${text} ${round}`)));
+      shown.confirm(texts.map((text, i) => ({ id: `t${i}`, text: `${text} ${round}`, tag: `e:${round}` })));
+    }
+    const expected = texts.map((text) => ({ text: `${text} 29`, tag: 'e:29' }));
+    expect(texts.map((_, i) => shown.confirmedOf(`t${i}`))).toEqual(expected);
+    shown.close();
+    const reopened = new ShownTexts(dir);
+    expect(texts.map((_, i) => reopened.confirmedOf(`t${i}`))).toEqual(expected);
+    reopened.close();
+  });
+
   it('drops them with an idle namespace and has them again when it is loaded', async () => {
     vi.useFakeTimers();
     const index = await openIndex(freshDir(), undefined, { unloadIdleAfterMs: 60_000 });

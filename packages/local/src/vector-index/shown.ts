@@ -5,18 +5,47 @@ import { ShownFile, type ShownRecord } from './shown-file.ts';
 const MIN_COMPACT_BYTES = 4 * 1024 * 1024;
 /** Ids per record of a compacted file, so no line is one huge string. */
 const RECORD_IDS = 1_000;
+/** A text's place in the file as one number: offset × 2^21 + length (a text's JSON above 2 MiB is not kept). */
+const LENGTH_BITS = 2 ** 21;
+
+type PutEntry = [id: string, text: string | null];
+
+/**
+ * A put record's line, and where each entry's text (as a JSON string) lies in it. Built the same way when written
+ * and when replayed, so the offsets of a replayed line are those of the bytes on disk.
+ */
+function putLine(entries: readonly PutEntry[]): { line: Buffer; texts: [id: string, at: number, bytes: number][] } {
+  const parts: string[] = ['["put",['];
+  let bytes = Buffer.byteLength(parts[0] as string);
+  const texts: [string, number, number][] = [];
+  entries.forEach(([id, text], i) => {
+    const head = `${i > 0 ? ',' : ''}[${JSON.stringify(id)},`;
+    const json = JSON.stringify(text);
+    bytes += Buffer.byteLength(head);
+    const size = Buffer.byteLength(json);
+    if (text !== null) texts.push([id, bytes, size]);
+    parts.push(head, json, ']');
+    bytes += size + 1;
+  });
+  parts.push(']]\n');
+  return { line: Buffer.from(parts.join(''), 'utf8'), texts };
+}
+
+const recordLine = (record: ShownRecord) => Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
 
 /**
  * What the index can show of a namespace's matches without a row read (VectorIndex.confirm): each chunk's text and
  * the tag it was last confirmed at. Kept apart from the vectors and postings (its own file, shown-file.ts), written
  * before them on each upsert and delete: a crash between the two leaves a text without a confirmation or a
- * confirmation cleared early, which cost a row read, never a stale result. Text in memory: about its UTF-16 size
- * (Latin-1 text is stored one byte a character by V8) plus ~100 bytes a chunk for the map entries.
+ * confirmation cleared early, which cost a row read, never a stale result. The texts stay on disk: memory holds
+ * where each one is (a number, ~80 bytes a chunk with its map entry) and the tags; a search reads the few it shows
+ * (from the page cache, a few microseconds each), a confirmation reads the one it checks.
  */
 export class ShownTexts {
-  private readonly texts = new Map<string, string>();
+  /** Where each id's text is in the current file (LENGTH_BITS). */
+  private readonly texts = new Map<string, number>();
   private readonly confirmed = new Map<string, GenerationTag>();
-  /** Roughly what a compacted file would take (characters of ids, texts and tags). */
+  /** Roughly what a compacted file would take (bytes of ids, texts and tags). */
   private liveBytes = 0;
   private readonly file: ShownFile;
 
@@ -24,12 +53,16 @@ export class ShownTexts {
     dir: string,
     private readonly minCompactBytes = MIN_COMPACT_BYTES,
   ) {
-    this.file = ShownFile.open(dir, (record) => this.apply(record));
+    this.file = ShownFile.open(dir, (record, at) => this.apply(record, at));
   }
 
   /** New texts (absent: none kept); every id's confirmation is cleared, as its content may have changed. */
   put(items: readonly VectorItem[]): void {
-    this.write(['put', items.map((item): [string, string | null] => [item.id, item.text ?? null])]);
+    const entries = items.map((item): PutEntry => [item.id, item.text ?? null]);
+    const { line, texts } = putLine(entries);
+    const at = this.file.append(line);
+    this.applyPut(entries, texts, at);
+    this.compactIfLarge();
   }
 
   remove(ids: readonly string[]): void {
@@ -41,7 +74,7 @@ export class ShownTexts {
   confirm(confirmations: readonly Confirmation[]): void {
     const applied: [string, string][] = [];
     for (const { id, text, tag } of confirmations) {
-      if (this.texts.get(id) === text && this.confirmed.get(id) !== tag) applied.push([id, tag]);
+      if (this.confirmed.get(id) !== tag && this.textOf(id) === text) applied.push([id, tag]);
     }
     if (applied.length > 0) this.write(['confirm', applied]);
   }
@@ -49,7 +82,7 @@ export class ShownTexts {
   /** The text and tag of a confirmed id. */
   confirmedOf(id: string): { text: string; tag: GenerationTag } | undefined {
     const tag = this.confirmed.get(id);
-    const text = tag === undefined ? undefined : this.texts.get(id);
+    const text = tag === undefined ? undefined : this.textOf(id);
     return text === undefined || tag === undefined ? undefined : { text, tag };
   }
 
@@ -62,26 +95,35 @@ export class ShownTexts {
     this.file.close();
   }
 
-  /** Log first, then memory; the file is compacted once it is twice what it holds. */
-  private write(record: ShownRecord): void {
-    this.file.append([record]);
-    this.apply(record);
-    if (this.file.bytes > Math.max(this.minCompactBytes, 2 * this.liveBytes)) this.file.compact(this.records());
+  private textOf(id: string): string | undefined {
+    const place = this.texts.get(id);
+    if (place === undefined) return undefined;
+    const bytes = place % LENGTH_BITS;
+    return JSON.parse(this.file.read((place - bytes) / LENGTH_BITS, bytes)) as string;
   }
 
-  private apply([op, entries]: ShownRecord): void {
-    if (op === 'put') {
-      for (const [id, text] of entries) {
-        this.forget(id);
-        if (text !== null) {
-          this.texts.set(id, text);
-          this.liveBytes += id.length + text.length + 8;
-        }
-      }
-    } else if (op === 'remove') {
-      for (const id of entries) this.forget(id);
+  /** Log first, then memory; the file is compacted once it is twice what it holds. */
+  private write(record: ShownRecord): void {
+    this.file.append(recordLine(record));
+    this.apply(record, -1);
+    this.compactIfLarge();
+  }
+
+  private compactIfLarge(): void {
+    if (this.file.bytes <= Math.max(this.minCompactBytes, 2 * this.liveBytes)) return;
+    const places = new Map<string, number>();
+    this.file.compact(this.lines(places));
+    for (const [id, place] of places) this.texts.set(id, place);
+  }
+
+  private apply(record: ShownRecord, at: number): void {
+    if (record[0] === 'put') {
+      const { texts } = putLine(record[1]);
+      this.applyPut(record[1], texts, at);
+    } else if (record[0] === 'remove') {
+      for (const id of record[1]) this.forget(id);
     } else {
-      for (const [id, tag] of entries) {
+      for (const [id, tag] of record[1]) {
         if (!this.texts.has(id)) continue;
         const old = this.confirmed.get(id);
         this.liveBytes += tag.length - (old === undefined ? -id.length - 8 : old.length);
@@ -90,27 +132,44 @@ export class ShownTexts {
     }
   }
 
+  private applyPut(entries: readonly PutEntry[], texts: readonly [string, number, number][], at: number): void {
+    for (const [id] of entries) this.forget(id);
+    for (const [id, offset, bytes] of texts) {
+      if (bytes >= LENGTH_BITS) continue;
+      this.texts.set(id, (at + offset) * LENGTH_BITS + bytes);
+      this.liveBytes += id.length + bytes + 8;
+    }
+  }
+
   private forget(id: string): void {
-    const text = this.texts.get(id);
-    if (text !== undefined) this.liveBytes -= id.length + text.length + 8;
+    const place = this.texts.get(id);
+    if (place !== undefined) this.liveBytes -= id.length + (place % LENGTH_BITS) + 8;
     const tag = this.confirmed.get(id);
     if (tag !== undefined) this.liveBytes -= id.length + tag.length + 8;
     this.texts.delete(id);
     this.confirmed.delete(id);
   }
 
-  private *records(): Generator<ShownRecord> {
-    const texts: [string, string][] = [];
-    for (const entry of this.texts) {
-      texts.push(entry);
-      if (texts.length === RECORD_IDS) yield ['put', texts.splice(0)];
+  /** The current state as lines of a new file, read from the old one; `places` gets each text's place in the new. */
+  private *lines(places: Map<string, number>): Generator<Buffer> {
+    let at = 0;
+    const ids = [...this.texts.keys()];
+    for (let start = 0; start < ids.length; start += RECORD_IDS) {
+      const entries = ids.slice(start, start + RECORD_IDS).map((id): PutEntry => [id, this.textOf(id) ?? null]);
+      const { line, texts } = putLine(entries);
+      for (const [id, offset, bytes] of texts) places.set(id, (at + offset) * LENGTH_BITS + bytes);
+      at += line.length;
+      yield line;
     }
-    if (texts.length > 0) yield ['put', texts];
     const tags: [string, string][] = [];
     for (const entry of this.confirmed) {
       tags.push(entry);
-      if (tags.length === RECORD_IDS) yield ['confirm', tags.splice(0)];
+      if (tags.length === RECORD_IDS) {
+        const line = recordLine(['confirm', tags.splice(0)]);
+        at += line.length;
+        yield line;
+      }
     }
-    if (tags.length > 0) yield ['confirm', tags];
+    if (tags.length > 0) yield recordLine(['confirm', tags]);
   }
 }
