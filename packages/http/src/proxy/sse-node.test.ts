@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { forwardSseToNode } from './sse-node.ts';
 
@@ -173,5 +174,55 @@ describe('forwardSseToNode (the local server writing a forwarded stream itself)'
     expect(seen.aborted).toBe(true);
     expect(outgoing.ended).toBe(true);
     expect(ends).toEqual([false]);
+  });
+
+  describe('from a Node stream (the upstream client body)', () => {
+    it('forwards its chunks, pauses it while the response is full, and ends with [DONE]', async () => {
+      const outgoing = new Outgoing();
+      outgoing.full = true;
+      const body = new PassThrough();
+      const ends = start(outgoing, { source: body, abort: () => {} });
+      body.write(chunk(0));
+      await settle();
+      expect(outgoing.written).toEqual([decoder.decode(chunk(0))]);
+      expect(body.isPaused()).toBe(true);
+      body.write(chunk(1));
+      await settle();
+      expect(outgoing.written).toHaveLength(1);
+      outgoing.full = false;
+      outgoing.emit('drain');
+      body.end();
+      await settle();
+      expect(outgoing.written).toEqual([decoder.decode(chunk(0)), decoder.decode(chunk(1)), 'data: [DONE]\n\n']);
+      expect(outgoing.ended).toBe(true);
+      expect(ends).toEqual([true]);
+    });
+
+    it('ends with an error event when the body fails or is destroyed midway, and destroys it when the client leaves', async () => {
+      const failed = new Outgoing();
+      const body = new PassThrough();
+      body.on('error', () => {});
+      const ends = start(failed, { source: body, abort: () => {} });
+      body.write(chunk(0));
+      await settle();
+      body.destroy(new Error('other side closed'));
+      await settle();
+      expect(failed.text()).toContain('"code":"upstream_stream_failed"');
+      expect(failed.text().endsWith('data: [DONE]\n\n')).toBe(true);
+      expect(ends).toEqual([false]);
+
+      const left = new Outgoing();
+      const open = new PassThrough();
+      let aborted = false;
+      const leftEnds = start(left, { source: open, abort: () => (aborted = true) });
+      open.write(chunk(0));
+      await settle();
+      left.emit('close');
+      await settle();
+      expect(aborted).toBe(true);
+      expect(open.destroyed).toBe(true);
+      expect(leftEnds).toEqual([false]);
+      expect(left.ended).toBe(false);
+    });
   });
 });
