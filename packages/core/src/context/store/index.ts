@@ -4,6 +4,7 @@ import { deleteContext } from './delete.ts';
 import type { ContextStoreDeps } from './deps.ts';
 import { originsOf } from './origins.ts';
 import { searchContext } from './search.ts';
+import { createQuietTenants } from './tags-read.ts';
 import { viewContext, viewDocuments } from './view.ts';
 import { createVisibilityCache, DEFAULT_VISIBILITY_CACHE_BYTES } from './visibility-cache.ts';
 
@@ -31,12 +32,13 @@ export { DEFAULT_VISIBILITY_CACHE_BYTES } from './visibility-cache.ts';
  */
 export function createContextStore(deps: ContextStoreDeps): ContextStore {
   const cache = createVisibilityCache({ maxBytes: deps.visibilityCacheBytes ?? DEFAULT_VISIBILITY_CACHE_BYTES });
+  const quiet = createQuietTenants();
   return {
     add: function add(principal, input) {
       return addDocuments(deps, principal, input);
     },
     search: function search(principal, input) {
-      return searchContext(deps, cache, principal, input);
+      return searchContext(deps, cache, principal, input, quiet);
     },
     delete: function remove(principal, input) {
       return deleteContext(deps, principal, input);

@@ -5,8 +5,8 @@ import type { GenerationTag, SparseValues, VectorFilter, VectorQuery } from '../
 import type { SearchHit, SearchInput } from '../service.ts';
 import { readScope } from './access.ts';
 import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, DEFAULT_SPEAKER_FACTOR, indexingFailed } from './deps.ts';
-import { readTags } from './generation-tags.ts';
 import { type Candidate, visibleHits } from './search-rows.ts';
+import { type QuietTenants, tagsRead } from './tags-read.ts';
 import type { VisibilityCache } from './visibility-cache.ts';
 
 export const MAX_QUERY_CHARS = 10_000;
@@ -74,6 +74,7 @@ export async function searchContext(
   cache: VisibilityCache | undefined,
   principal: Principal,
   input: SearchInput,
+  quiet?: QuietTenants,
 ): Promise<SearchHit[]> {
   const { min, max, topK } = validate(input);
   const { tenants, ownerId } = readScope(principal, { userId: input.user_id, organizationId: input.organization_id });
@@ -85,11 +86,12 @@ export async function searchContext(
   const speakers =
     terms && speakerFactor < 1 ? { terms: querySpeakerIds(input.query), factor: speakerFactor } : undefined;
   // The generation tags decide which confirmed or cached chunks hold. Read once, after the request arrived (so after
-  // every hide acknowledged before it) and alongside the embedding and the index query, not after them.
-  const tagsRead = needsTags(deps, cache)
-    ? readTags(deps.repository, tenants)
-    : Promise.resolve(new Map<TenantKey, GenerationTag>());
-  tagsRead.catch(() => {}); // awaited below; this keeps an early failure of the embedder from leaving it unhandled
+  // every hide acknowledged before it) and alongside the embedding and the index query, not after them; for tenants
+  // whose last search here found nothing, only once a match comes back (tags-read.ts).
+  const noTags = Promise.resolve(new Map<TenantKey, GenerationTag>());
+  const tags = needsTags(deps, cache)
+    ? tagsRead(deps.repository, tenants, { eager: !tenants.every((tenant) => quiet?.has(tenant)) })
+    : () => noTags;
   let vector: Float32Array;
   try {
     [vector] = (await deps.embedder.embed([input.query], 'query')) as [Float32Array];
@@ -109,6 +111,9 @@ export async function searchContext(
       lexicalWeight,
       speakers,
     });
+    if (fetch === topK) {
+      for (const [i, tenant] of tenants.entries()) quiet?.answered(tenant, perTenant[i]?.length ?? 0);
+    }
     const fresh = perTenant
       .flat()
       .filter((match) => match.score >= min && match.score <= max && !seen.has(`${match.tenant}\u0000${match.id}`));
@@ -128,7 +133,7 @@ export async function searchContext(
       const settled = found.filter((hit) => hit.score >= horizon && hit.score >= next).length;
       if (settled >= topK || unread.length === 0) break;
       const batch = unread.splice(0, Math.max(topK - settled, wider * topK));
-      found.push(...(await visibleHits(deps, cache, batch, await tagsRead)));
+      found.push(...(await visibleHits(deps, cache, batch, await tags())));
     }
     const settled = found.filter((hit) => hit.score >= horizon).length;
     if (settled >= topK || open.length === 0 || fetch >= MAX_FETCH) break;
