@@ -269,6 +269,9 @@ export function contextRepositoryConformance(
           [b, second.get(b)],
         ]),
       );
+      // One tenant (a single read, where several are a batch) gives the same: its tag, or none without a row.
+      expect(await repository.readGenerations([b, b])).toEqual(new Map([[b, second.get(b)]]));
+      expect(await repository.readGenerations([c])).toEqual(new Map());
       expect((await repository.ensureGenerations([a])).get(a)).toBe(tagA);
       // Every bump gives a new tag, never an earlier one; a bump of a tenant with no row creates it.
       const seen = new Set([tagA]);
@@ -281,6 +284,7 @@ export function contextRepositoryConformance(
       expect([...afterTwo.keys()].sort()).toEqual([a, b, c].sort());
       expect(seen.has(afterTwo.get(a) as string)).toBe(false);
       expect(afterTwo.get(b)).not.toBe(second.get(b));
+      expect(await repository.readGenerations([c])).toEqual(new Map([[c, afterTwo.get(c)]]));
       // Rows and tags in one read: the same records getMany gives, and the same tags.
       const chunk = recordFor({ tenant: a, text: 'the chunk' });
       await repository.putMany([chunk]);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ContextRecord, GenerationTag, TenantKey } from '@memgate/core';
 import { batchGet } from './batch.ts';
 import { fromItem, generationKey, recordKey } from './context-items.ts';
@@ -27,8 +27,9 @@ export const GENERATION_PROJECTION = {
 } as const;
 
 /**
- * The visibility generation tags of `tenants` (ContextRepository.readGenerations): one strongly consistent
- * BatchGetItem of small items (a read unit each). A tenant without a tagged item is absent from the map.
+ * The visibility generation tags of `tenants` (ContextRepository.readGenerations): strongly consistent reads of small
+ * items (a read unit each). One tenant (a search's common case) is a GetItem: the same read, with less request and
+ * response handling in the SDK and in DynamoDB than a BatchGetItem. A tenant without a tagged item is absent.
  */
 export async function readGenerations(
   client: DynamoDBDocumentClient,
@@ -38,15 +39,30 @@ export async function readGenerations(
   const unique = [...new Set(tenants)];
   const tags = new Map<TenantKey, GenerationTag>();
   if (unique.length === 0) return tags;
-  const items = await batchGet(client, tableName, unique.map(generationKey), {
-    ConsistentRead: true,
-    ...GENERATION_PROJECTION,
-  });
+  const items =
+    unique.length === 1
+      ? await getOne(client, tableName, unique[0] as TenantKey)
+      : await batchGet(client, tableName, unique.map(generationKey), {
+          ConsistentRead: true,
+          ...GENERATION_PROJECTION,
+        });
   for (const item of items) {
     const tag = tagOfItem(item);
     if (tag !== undefined) tags.set(item.tenant as TenantKey, tag);
   }
   return tags;
+}
+
+async function getOne(client: DynamoDBDocumentClient, tableName: string, tenant: TenantKey) {
+  const { Item } = await client.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: generationKey(tenant),
+      ConsistentRead: true,
+      ...GENERATION_PROJECTION,
+    }),
+  );
+  return Item === undefined ? [] : [Item];
 }
 
 /**
