@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
 import type { SparseValues, VectorChain, VectorItem, VectorMetadata } from '@memgate/core';
+import { writeAll } from './durable-files.ts';
 
 /** One logged batch: what `upsert` or `delete` was called with. */
 export type JournalEntry = { op: 'upsert'; items: VectorItem[] } | { op: 'delete'; ids: string[] };
@@ -133,8 +134,7 @@ export function openJournal(path: string): JournalWriter {
   let bytes = fstatSync(fd).size;
   return {
     append(record) {
-      let written = 0;
-      while (written < record.length) written += writeSync(fd, record, written, record.length - written);
+      writeAll(fd, record);
       bytes += record.length;
     },
     get bytes() {

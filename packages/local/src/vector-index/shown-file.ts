@@ -1,16 +1,6 @@
-import {
-  closeSync,
-  fsyncSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readJsonIfPresent, replaceFile, writeAll } from './durable-files.ts';
 
 /**
  * One change to a namespace's shown texts (shown.ts): `put` sets or clears texts (and clears their confirmations),
@@ -79,8 +69,7 @@ export class ShownFile {
   /** Appends one line (a record and its newline) with one write; returns the offset it starts at. */
   append(line: Buffer): number {
     const at = this.bytes;
-    let written = 0;
-    while (written < line.length) written += writeSync(this.fd, line, written, line.length - written);
+    writeAll(this.fd, line);
     this.bytes += line.length;
     return at;
   }
@@ -109,23 +98,14 @@ export class ShownFile {
     let bytes = 0;
     try {
       for (const line of lines) {
-        let written = 0;
-        while (written < line.length) written += writeSync(fd, line, written, line.length - written);
+        writeAll(fd, line);
         bytes += line.length;
       }
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    const temporary = join(this.dir, `${MANIFEST}.tmp`);
-    const manifest = openSync(temporary, 'w');
-    try {
-      writeSync(manifest, JSON.stringify({ generation: next } satisfies ShownManifest));
-      fsyncSync(manifest);
-    } finally {
-      closeSync(manifest);
-    }
-    renameSync(temporary, join(this.dir, MANIFEST));
+    replaceFile(this.dir, MANIFEST, JSON.stringify({ generation: next } satisfies ShownManifest));
     closeSync(this.fd);
     closeSync(this.readFd);
     this.generation = next;
@@ -142,12 +122,7 @@ export class ShownFile {
 }
 
 function readManifest(dir: string): number {
-  try {
-    return (JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8')) as ShownManifest).generation;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw error;
-  }
+  return readJsonIfPresent<ShownManifest>(join(dir, MANIFEST))?.generation ?? 0;
 }
 
 /** Removes every shown file but generation `keep` (an older one, or a newer one a crash left unfinished). */

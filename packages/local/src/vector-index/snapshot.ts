@@ -1,16 +1,7 @@
-import {
-  closeSync,
-  fsyncSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TenantKey, VectorMetadata } from '@memgate/core';
+import { readJsonIfPresent, replaceFile, syncFile, writeDurably } from './durable-files.ts';
 import { readLexicalFile, writeLexicalFile } from './lexical-file.ts';
 import { NamespaceStore, type SlotInput } from './store.ts';
 
@@ -49,19 +40,12 @@ interface RecordsFileV1 {
 }
 
 export function readManifest(dir: string): Manifest | undefined {
-  try {
-    return JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8')) as Manifest;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  return readJsonIfPresent<Manifest>(join(dir, MANIFEST));
 }
 
-/** Replaces the manifest atomically (write aside, fsync, rename): a crash leaves the old or the new one, never half. */
+/** Replaces the manifest atomically: a crash leaves the old or the new one, never half. */
 export function writeManifest(dir: string, manifest: Manifest): void {
-  const temporary = join(dir, `${MANIFEST}.tmp`);
-  writeDurably(temporary, JSON.stringify(manifest));
-  renameSync(temporary, join(dir, MANIFEST));
+  replaceFile(dir, MANIFEST, JSON.stringify(manifest));
 }
 
 /**
@@ -141,19 +125,5 @@ export function removeOtherGenerations(dir: string, keep: number): void {
   for (const name of readdirSync(dir)) {
     const match = /^gen-(\d+)\./.exec(name);
     if (match && Number(match[1]) !== keep) rmSync(join(dir, name), { force: true });
-  }
-}
-
-function writeDurably(path: string, data: string | Buffer): void {
-  writeFileSync(path, data);
-  syncFile(path);
-}
-
-function syncFile(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
