@@ -7,7 +7,7 @@ import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
 import { resolveOwner } from './access.ts';
 import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, indexingFailed } from './deps.ts';
-import { completeTags } from './generation-tags.ts';
+import { completeTags, recordConfirmations } from './generation-tags.ts';
 import { isChunkOf } from './ids.ts';
 import { type BuiltDocument, buildDocument, chainDocuments } from './records.ts';
 import { removeDeleting } from './removal.ts';
@@ -131,12 +131,11 @@ async function confirmAdded(
   const confirmations = chunks
     .filter((chunk) => created.has(chunk.document_id))
     .map((chunk) => ({ id: chunk._id, text: chunk.text, tag }));
-  if (confirmations.length === 0) return;
-  try {
-    await deps.index.confirm?.(tenant, confirmations);
-  } catch (error) {
-    deps.log?.('warn', 'context add: confirming the added chunks in the index failed', { error: String(error) });
-  }
+  await recordConfirmations(
+    deps,
+    new Map([[tenant, confirmations]]),
+    'context add: confirming the added chunks in the index failed',
+  );
 }
 
 /**

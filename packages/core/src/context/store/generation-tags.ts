@@ -1,5 +1,6 @@
 import type { TenantKey } from '../../auth/index.ts';
-import type { ContextRepository, GenerationTag } from '../ports.ts';
+import type { Confirmation, ContextRepository, GenerationTag } from '../ports.ts';
+import type { ContextStoreDeps } from './deps.ts';
 
 /**
  * The current generation tags of `tenants`, strongly consistent; a tenant without a generation row gets one created
@@ -22,4 +23,23 @@ export async function completeTags(
   if (missing.length > 0)
     for (const [tenant, tag] of await repository.ensureGenerations(missing)) tags.set(tenant, tag);
   return tags;
+}
+
+/**
+ * Records verdicts in the index (VectorIndex.confirm), per tenant. A hint: a failure only costs a later search a row
+ * read, so it is logged (`failure`) and fails nothing.
+ */
+export async function recordConfirmations(
+  deps: ContextStoreDeps,
+  confirmations: ReadonlyMap<TenantKey, readonly Confirmation[]>,
+  failure: string,
+): Promise<void> {
+  const { index } = deps;
+  const lists = [...confirmations].filter(([, list]) => list.length > 0);
+  if (!index.confirm || lists.length === 0) return;
+  try {
+    await Promise.all(lists.map(([tenant, list]) => index.confirm?.(tenant, list)));
+  } catch (error) {
+    deps.log?.('warn', failure, { error: String(error) });
+  }
 }

@@ -2,6 +2,7 @@ import type { TenantKey } from '../../auth/index.ts';
 import type { Confirmation, GenerationTag, VectorMatch } from '../ports.ts';
 import type { SearchHit } from '../service.ts';
 import type { ContextStoreDeps } from './deps.ts';
+import { recordConfirmations } from './generation-tags.ts';
 import { visibleChunks } from './visibility.ts';
 import type { ShownChunk, VisibilityCache } from './visibility-cache.ts';
 
@@ -60,7 +61,7 @@ export async function visibleHits(
       list.push({ id: match.id, text: result.text, tag });
     }
   }
-  await confirm(deps, confirmations);
+  await recordConfirmations(deps, confirmations, 'context search: confirming visible chunks in the index failed');
   return resultsOf(candidates, shown);
 }
 
@@ -78,17 +79,6 @@ function sameShown(a: ShownChunk, b: ShownChunk): boolean {
     a.fileName === b.fileName &&
     a.source === b.source
   );
-}
-
-/** Records the verdicts in the index; a failure only costs later searches a row read, so it fails nothing. */
-async function confirm(deps: ContextStoreDeps, confirmations: ReadonlyMap<TenantKey, Confirmation[]>): Promise<void> {
-  const { index } = deps;
-  if (!index.confirm || confirmations.size === 0) return;
-  try {
-    await Promise.all([...confirmations].map(([tenant, list]) => index.confirm?.(tenant, list)));
-  } catch (error) {
-    deps.log?.('warn', 'context search: confirming visible chunks in the index failed', { error: String(error) });
-  }
 }
 
 function resultsOf(candidates: readonly Candidate[], shown: ReadonlyMap<Candidate, ShownChunk>): SearchHit[] {
