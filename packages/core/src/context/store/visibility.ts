@@ -27,14 +27,14 @@ export async function visibleChunks(
 type SearchHitIds = { id: string; metadata: { documentId: string } };
 
 /** The rows that prove `hits` visible: each hit's chunk and its document. */
-export function rowIdsOf(hits: readonly SearchHitIds[]): string[] {
+function rowIdsOf(hits: readonly SearchHitIds[]): string[] {
   const ids = new Set<string>();
   for (const hit of hits) ids.add(hit.id).add(hit.metadata.documentId);
   return [...ids];
 }
 
 /** The visible chunks behind `hits`, by id, among `read` (their rows, as rowIdsOf names them). */
-export function visibleChunksIn(
+function visibleChunksIn(
   read: readonly SearchRecord[],
   hits: readonly SearchHitIds[],
 ): Map<string, SearchRecord> {
