@@ -34,10 +34,7 @@ function rowIdsOf(hits: readonly SearchHitIds[]): string[] {
 }
 
 /** The visible chunks behind `hits`, by id, among `read` (their rows, as rowIdsOf names them). */
-function visibleChunksIn(
-  read: readonly SearchRecord[],
-  hits: readonly SearchHitIds[],
-): Map<string, SearchRecord> {
+function visibleChunksIn(read: readonly SearchRecord[], hits: readonly SearchHitIds[]): Map<string, SearchRecord> {
   const records = new Map(read.map((record) => [record._id, record]));
   const visible = new Map<string, SearchRecord>();
   for (const hit of hits) {
