@@ -70,7 +70,8 @@ export const zodEnglishOnly: Plugin = {
  * - `undici` → functions/runtime/undici-lazy.ts: undici's own request, Agent and connector modules, loaded on first
  *   use, without the rest of the package (cache, mock, proxy agents, websockets...): the SSRF guard's connect hook
  *   runs in the same Agent;
- * - `gpt-tokenizer` → functions/runtime/tokenizer.ts, the same o200k encoder built on first use from a compressed table;
+ * - `gpt-tokenizer` (and core's history/tokenizer.ts, which requires it on first use) → functions/runtime/tokenizer.ts,
+ *   the same o200k encoder built on first use from a compressed table;
  * - the MCP SDK's Ajv validator (~135 KB with ajv-formats and fast-uri): its server validates JSON Schemas only for
  *   elicitation, which memgate never asks for, and packages/http/src/mcp/server.ts always passes its own validator.
  */
@@ -80,6 +81,12 @@ export const slimDependencies: Plugin = {
     pluginBuild.onResolve({ filter: /^gpt-tokenizer$/ }, () => ({
       path: join(FUNCTIONS_DIR, 'runtime', 'tokenizer.ts'),
     }));
+    // Core's own lazy loader of it (a Node `require` on first use, which a bundle could not follow) gives way too.
+    pluginBuild.onResolve({ filter: /^\.\/tokenizer\.ts$/ }, (args) =>
+      /[/\\]core[/\\]src[/\\]history[/\\]tokens\.ts$/.test(args.importer)
+        ? { path: join(FUNCTIONS_DIR, 'runtime', 'tokenizer.ts') }
+        : undefined,
+    );
     // The shim imports GptEncoding; the rest of the package's modules build tables at load: droppable when unused.
     pluginBuild.onResolve({ filter: /^\.\.?\// }, async (args) => {
       if (!/[/\\]gpt-tokenizer[/\\]/.test(args.importer) || args.pluginData === 'slim') return undefined;

@@ -1,9 +1,9 @@
-import { countTokens as countTextTokens, decode, encode } from 'gpt-tokenizer';
 import { createLru } from '../cache/lru.ts';
 import type { ChatMessage } from '../model/index.ts';
 import { estimateTokens } from './estimate.ts';
 import { PIECE_CHARS, piecesOf, utf8Length } from './pieces.ts';
 import { createTimeSlice } from './time-slice.ts';
+import { countTokens as countTextTokens, decode, encode } from './tokenizer.ts';
 
 export { utf8Length } from './pieces.ts';
 
