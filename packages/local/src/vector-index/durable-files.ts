@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Writes all of `data` at the descriptor's position (writeSync may write less than asked). */
@@ -35,5 +35,34 @@ export function readJsonIfPresent<T>(path: string): T | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
+  }
+}
+
+/**
+ * Calls `onLine` with each complete line of the file open at `fd` (without its newline, a view valid only during the
+ * call) and the offset it starts at, read through a buffer of `chunkBytes` (grown only for a longer line), so the
+ * file is never in memory whole (a namespace's shown texts were ~110 MB at 100k chunks). Returns the offset just past
+ * the last complete line: the file's length, or where a torn last line starts.
+ */
+export function forEachLine(fd: number, onLine: (line: Buffer, at: number) => void, chunkBytes = 1 << 20): number {
+  let buffer = Buffer.allocUnsafe(chunkBytes);
+  let position = 0; // the file offset of buffer[0]
+  let held = 0; // bytes of an unfinished line at the start of the buffer
+  for (;;) {
+    if (held === buffer.length) {
+      const larger = Buffer.allocUnsafe(buffer.length * 2);
+      buffer.copy(larger, 0, 0, held);
+      buffer = larger;
+    }
+    const read = readSync(fd, buffer, held, buffer.length - held, position + held);
+    if (read === 0) return position;
+    const filled = buffer.subarray(0, held + read);
+    let start = 0;
+    for (let end = filled.indexOf(10, held); end >= 0; start = end + 1, end = filled.indexOf(10, start)) {
+      onLine(filled.subarray(start, end), position + start);
+    }
+    held = filled.length - start;
+    buffer.copy(buffer, 0, start, filled.length);
+    position += start;
   }
 }

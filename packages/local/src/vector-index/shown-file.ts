@@ -1,6 +1,6 @@
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readJsonIfPresent, replaceFile, writeAll } from './durable-files.ts';
+import { forEachLine, readJsonIfPresent, replaceFile, writeAll } from './durable-files.ts';
 
 /**
  * One change to a namespace's shown texts (shown.ts): `put` sets or clears texts (and clears their confirmations),
@@ -51,19 +51,14 @@ export class ShownFile {
     const generation = readManifest(dir);
     removeOthers(dir, generation);
     const path = logPath(dir, generation);
-    let data: Buffer;
+    const fd = openSync(path, 'a+');
     try {
-      data = readFileSync(path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      data = Buffer.alloc(0);
+      const end = forEachLine(fd, (line, at) => apply(JSON.parse(line.toString('utf8')) as ShownRecord, at));
+      if (end < fstatSync(fd).size) ftruncateSync(fd, end); // a torn last line
+      return new ShownFile(dir, generation, end);
+    } finally {
+      closeSync(fd);
     }
-    let start = 0;
-    for (let end = data.indexOf(10, start); end >= 0; start = end + 1, end = data.indexOf(10, start)) {
-      apply(JSON.parse(data.toString('utf8', start, end)) as ShownRecord, start);
-    }
-    if (start < data.length) writeFileSync(path, data.subarray(0, start)); // a torn last line
-    return new ShownFile(dir, generation, start);
   }
 
   /** Appends one line (a record and its newline) with one write; returns the offset it starts at. */

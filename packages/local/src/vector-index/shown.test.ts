@@ -1,8 +1,10 @@
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VectorItem } from '@memgate/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { axisVector, metadataFor } from '../../../../test/conformance/vector-index.ts';
+import { collectGarbage } from './collect-garbage.ts';
+import { forEachLine } from './durable-files.ts';
 import type { LocalVectorIndex } from './index.ts';
 import { ShownTexts } from './shown.ts';
 import { closeOpenedIndexes, freshDir, openIndex } from './test-indexes.ts';
@@ -112,5 +114,56 @@ describe('local vector index: confirmations on disk', () => {
     vi.advanceTimersByTime(120_000);
     expect(index.loadedNamespaces()).toEqual([]);
     expect(await confirmedOf(index)).toEqual({ a: undefined, b: undefined });
+  });
+});
+
+describe('local vector index: reading the shown texts back', () => {
+  it('reads a file line by line through a small buffer: lines longer than it, characters cut across reads, a torn end', () => {
+    const lines = ['short', 'x'.repeat(50), '', 'émoji 🦜 中文 across reads', 'y'.repeat(9)];
+    const path = join(freshDir(), 'lines.log');
+    writeFileSync(path, `${lines.join('\n')}\n["torn`);
+    const fd = openSync(path, 'r');
+    const seen: [string, number][] = [];
+    const end = forEachLine(fd, (line, at) => seen.push([line.toString('utf8'), at]), 7);
+    closeSync(fd);
+    let at = 0;
+    const expected = lines.map((line): [string, number] => {
+      const start = at;
+      at += Buffer.byteLength(line) + 1;
+      return [line, start];
+    });
+    expect(seen).toEqual(expected);
+    expect(end).toBe(at);
+  });
+
+  it('never holds the whole file in memory while loading it (~110 MB at 100k chunks)', () => {
+    const dir = freshDir();
+    const writer = new ShownTexts(dir);
+    const text = 'the quarterly invoice was paid and the refund went out on Monday '.repeat(16);
+    for (let batch = 0; batch < 32; batch++) {
+      writer.put(Array.from({ length: 1000 }, (_, i) => item(`c${batch}-${i}`, 0, `${text}${batch}-${i}`)));
+    }
+    writer.close();
+    expect(writer.fileBytes).toBeGreaterThan(32 * 1024 * 1024);
+    collectGarbage();
+    const before = process.memoryUsage().arrayBuffers;
+    let most = 0;
+    const parse = JSON.parse;
+    // Sampled at each line read (one put of 1,000 texts, ~1 MiB): what the reading holds besides that line.
+    const spy = vi.spyOn(JSON, 'parse').mockImplementation((line: string) => {
+      most = Math.max(most, process.memoryUsage().arrayBuffers - before);
+      return parse(line);
+    });
+    try {
+      new ShownTexts(dir).close();
+    } finally {
+      spy.mockRestore();
+    }
+    const reopened = new ShownTexts(dir);
+    expect(reopened.confirmedOf('c31-999')).toBeUndefined(); // never confirmed
+    reopened.confirm([{ id: 'c31-999', text: `${text}31-999`, tag: 'e:1' }]);
+    expect(reopened.confirmedOf('c31-999')).toEqual({ text: `${text}31-999`, tag: 'e:1' });
+    reopened.close();
+    expect(most / 2 ** 20).toBeLessThan(8);
   });
 });
