@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chunkTerms, type VectorItem } from '@memgate/core';
 import { describe, expect, it } from 'vitest';
 import { metadataFor } from '../../../../test/conformance/vector-index.ts';
+import { collectGarbage } from './collect-garbage.ts';
 import { encodeEntry, type JournalEntry, readJournal } from './journal.ts';
 
 const DIMENSION = 8;
@@ -35,7 +36,7 @@ describe('vector index journal', () => {
       { op: 'upsert', items: [{ id: 'bare', values: new Float32Array(DIMENSION), metadata: metadataFor() }] },
     ];
     for (const batch of batches) appendFileSync(path, encodeEntry(batch, DIMENSION));
-    expect(plain(readJournal(path, DIMENSION))).toEqual(plain(batches));
+    expect(plain([...readJournal(path, DIMENSION)])).toEqual(plain(batches));
     expect(items[1]?.contextTerms?.values.some((value) => !Number.isInteger(value))).toBe(true);
     // The terms travel as binary, not as JSON numbers in the header (parsing those was most of a replay's time).
     const data = readFileSync(path);
@@ -49,7 +50,7 @@ describe('vector index journal', () => {
     const intact = statSync(path).size;
     const torn = encodeEntry({ op: 'upsert', items: items.slice(1) }, DIMENSION);
     appendFileSync(path, torn.subarray(0, torn.length - 5)); // its terms cut short
-    expect(plain(readJournal(path, DIMENSION))).toEqual(plain([{ op: 'upsert', items: items.slice(0, 1) }]));
+    expect(plain([...readJournal(path, DIMENSION)])).toEqual(plain([{ op: 'upsert', items: items.slice(0, 1) }]));
     expect(statSync(path).size).toBe(intact);
   });
 
@@ -67,12 +68,40 @@ describe('vector index journal', () => {
     lengths.writeUInt32LE(vectors.length, 4);
     writeFileSync(path, Buffer.concat([lengths, header, vectors]));
     appendFileSync(path, encodeEntry({ op: 'delete', ids: ['doc.0'] }, DIMENSION));
-    expect(plain(readJournal(path, DIMENSION))).toEqual(
+    expect(plain([...readJournal(path, DIMENSION)])).toEqual(
       plain([
         { op: 'upsert', items: items.map(({ chain: _, ...item }) => item) }, // no chains then
         { op: 'delete', ids: ['doc.0'] },
       ]),
     );
     expect(readFileSync(path).length).toBeGreaterThan(0);
+  });
+
+  it('replays a large journal one record at a time, never holding it whole (~100 MB at 100k chunks)', () => {
+    const path = journalFile();
+    const dimension = 512;
+    const batch = (b: number): JournalEntry => ({
+      op: 'upsert',
+      items: Array.from({ length: 1000 }, (_, i) => ({
+        id: `c${b}-${i}`,
+        values: Float32Array.from({ length: dimension }, (_, d) => Math.sin(b * 1000 + i + d)),
+        metadata: metadataFor(),
+      })),
+    });
+    for (let b = 0; b < 20; b++) appendFileSync(path, encodeEntry(batch(b), dimension));
+    expect(statSync(path).size).toBeGreaterThan(40 * 1024 * 1024);
+    collectGarbage();
+    const before = process.memoryUsage().arrayBuffers;
+    let most = 0;
+    let replayed = 0;
+    for (const entry of readJournal(path, dimension)) {
+      collectGarbage(); // what is still held, not what awaits collection
+      most = Math.max(most, process.memoryUsage().arrayBuffers - before);
+      if (entry.op === 'upsert')
+        expect(entry.items[999]?.values[3]).toBe(Math.fround(Math.sin(replayed * 1000 + 999 + 3)));
+      replayed++;
+    }
+    expect(replayed).toBe(20);
+    expect(most / 2 ** 20).toBeLessThan(8); // a record and its entry (~2 MiB each)
   });
 });

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
 import type { SparseValues, VectorChain, VectorItem, VectorMetadata } from '@memgate/core';
 import { writeAll } from './durable-files.ts';
 
@@ -48,36 +48,51 @@ function record(json: Buffer, binaryBytes: number): Buffer {
   return out;
 }
 
-/** Reads every complete record; truncates a torn tail so later appends start on a record boundary. */
-export function readJournal(path: string, dimension: number): JournalEntry[] {
-  let data: Buffer;
+/**
+ * Each complete record, read one at a time (a journal grows to half its namespace's vector bytes before a snapshot,
+ * ~100 MB at 100k chunks, and was read whole); once they are all read, a torn tail is cut so later appends start on a
+ * record boundary. Consume it whole: the cut is made after the last record.
+ */
+export function* readJournal(path: string, dimension: number): Generator<JournalEntry> {
+  let fd: number;
   try {
-    data = readFileSync(path);
+    fd = openSync(path, 'r+');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
-  const entries: JournalEntry[] = [];
-  let offset = 0;
-  while (offset + 8 <= data.length) {
-    const jsonLength = data.readUInt32LE(offset);
-    const binaryBytes = data.readUInt32LE(offset + 4);
-    const end = offset + 8 + jsonLength + binaryBytes;
-    if (end > data.length) break;
-    const header = JSON.parse(data.toString('utf8', offset + 8, offset + 8 + jsonLength)) as Header;
-    if (header.op === 'delete') entries.push(header);
-    else entries.push({ op: 'upsert', items: itemsOf(header, data, offset + 8 + jsonLength, dimension) });
-    offset = end;
-  }
-  if (offset < data.length) {
-    const fd = openSync(path, 'r+');
-    try {
-      ftruncateSync(fd, offset);
-    } finally {
-      closeSync(fd);
+  try {
+    const size = fstatSync(fd).size;
+    // One buffer for every record, grown to the largest: entries copy what they keep out of it.
+    let data = Buffer.allocUnsafe(64 * 1024);
+    let offset = 0;
+    while (offset + 8 <= size) {
+      readAt(fd, data, 8, offset);
+      const jsonLength = data.readUInt32LE(0);
+      const binaryBytes = data.readUInt32LE(4);
+      const length = 8 + jsonLength + binaryBytes;
+      if (offset + length > size) break;
+      if (data.length < length) data = Buffer.allocUnsafe(Math.max(length, data.length * 2));
+      readAt(fd, data, length, offset);
+      const header = JSON.parse(data.toString('utf8', 8, 8 + jsonLength)) as Header;
+      if (header.op === 'delete') yield header;
+      else yield { op: 'upsert', items: itemsOf(header, data, 8 + jsonLength, dimension) };
+      offset += length;
     }
+    if (offset < size) ftruncateSync(fd, offset);
+  } finally {
+    closeSync(fd);
   }
-  return entries;
+}
+
+/** Reads `length` bytes of the file at `position` into the start of `into`. */
+function readAt(fd: number, into: Buffer, length: number, position: number): void {
+  let filled = 0;
+  while (filled < length) {
+    const read = readSync(fd, into, filled, length - filled, position + filled);
+    if (read === 0) throw new Error('journal: file shorter than its size');
+    filled += read;
+  }
 }
 
 type Header =
