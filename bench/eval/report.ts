@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LEXICAL_RELEVANCE_FLOOR } from '@memgate/adapters';
 import type { Machine } from '../lib/machine.ts';
+import { type BenchTargets, benchTargetLines } from './bench-targets.ts';
 import { floorMarkdown } from './floor.ts';
 import type { HistoryResult, HistoryRow } from './history.ts';
 import type { Idea } from './ideas.ts';
@@ -20,6 +21,8 @@ export interface EvalReport {
   retrieval?: RetrievalResult;
   history?: HistoryResult;
   ideas: Idea[];
+  /** The bench's figures for the issue's no-regression targets (bench/results.json), when a run is committed. */
+  bench?: BenchTargets;
 }
 
 const f3 = (value: number) => (Number.isFinite(value) ? value.toFixed(3) : 'n/a');
@@ -128,6 +131,8 @@ export function renderEvalMarkdown(report: EvalReport): string {
   ];
   const targets = targetLines(report);
   if (targets.length > 0) out.push('## Targets (issue #13)', '', ...targets, '');
+  if (report.bench)
+    out.push('## No regressions in the benchmarks (issue #13)', '', ...benchTargetLines(report.bench), '');
   if (report.retrieval) {
     out.push(
       '## Retrieval',

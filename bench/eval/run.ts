@@ -10,6 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { closeHttp } from '../lib/http.ts';
 import { describeMachine } from '../lib/machine.ts';
+import { readBenchTargets } from './bench-targets.ts';
 import { loadConversations, locateLocomo } from './dataset.ts';
 import { evaluateHistory } from './history.ts';
 import { IDEAS } from './ideas.ts';
@@ -63,6 +64,7 @@ async function main(argv: readonly string[]): Promise<void> {
       historyQuestions: 0,
     },
     ideas: IDEAS,
+    bench: readBenchTargets(fileURLToPath(new URL('../results.json', import.meta.url))),
   };
   try {
     if (only !== 'history') report.retrieval = await evaluateRetrieval(server, conversations, { onProgress: log });
