@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
@@ -247,18 +247,70 @@ export const sdkFromRuntime: Plugin = {
  * namespace's lazy getters load Node's whole undici (~35 ms).
  */
 const BUILTIN = new RegExp(`^(?:node:)?(?:${builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`);
+/** `import('node:http')` (any built-in, as a string literal) in a dependency's source. */
+const DYNAMIC_BUILTIN_IMPORT = /\bimport\(\s*(['"])([\w:/]+)\1\s*\)/g;
 export const builtinsThroughRequire: Plugin = {
   name: 'builtins-through-require',
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: BUILTIN }, (args) => {
       if (args.namespace === 'node-builtin') return { path: args.path, external: true };
-      return args.kind === 'import-statement' || args.kind === 'dynamic-import'
-        ? { path: args.path, namespace: 'node-builtin' }
-        : undefined;
+      return args.kind === 'import-statement' ? { path: args.path, namespace: 'node-builtin' } : undefined;
     });
     pluginBuild.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
       contents: `module.exports = require(${JSON.stringify(args.path)});`,
       loader: 'js',
     }));
+    // A dynamic import of a built-in becomes a `require` on first call, in place: the code reads the module's own
+    // exports (`const { request } = await import('node:http')`, `mod.default ?? mod`), never a namespace of them.
+    // (With code splitting, esbuild would make a chunk of it that exports only `default`.)
+    pluginBuild.onLoad({ filter: /[/\\]node_modules[/\\].*\.[cm]?js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      let found = false;
+      const contents = source.replace(DYNAMIC_BUILTIN_IMPORT, (call, _quote, name: string) => {
+        if (!BUILTIN.test(name)) return call;
+        found = true;
+        return `Promise.resolve().then(() => require(${JSON.stringify(name)}))`;
+      });
+      return found ? { contents, loader: 'js', resolveDir: dirname(args.path) } : undefined;
+    });
+  },
+};
+
+/**
+ * A dependency's CommonJS module imported dynamically (the Pinecone SDK's Index and Inference, imported on first use:
+ * packages/adapters/src/pinecone) is a lazy chunk; esbuild gives such a chunk only a `default` export, while the
+ * importer reads named ones (`({ Index }) => ...`, as Node's own `import()` of CommonJS gives). A facade ES module
+ * re-exports the module's names, read from the module itself at build time.
+ */
+export const commonJsChunks: Plugin = {
+  name: 'commonjs-chunks',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.kind !== 'dynamic-import' || args.pluginData === 'facade' || BUILTIN.test(args.path)) return undefined;
+      const resolved = await pluginBuild.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'facade',
+      });
+      if (resolved.errors.length > 0 || !/[/\\]node_modules[/\\].*\.c?js$/.test(resolved.path)) return resolved;
+      let names: string[];
+      try {
+        names = Object.keys(createRequire(resolved.path)(resolved.path) as object);
+      } catch {
+        return resolved; // an ES module: its chunk exports its own names
+      }
+      return { path: resolved.path, namespace: 'commonjs-facade', pluginData: names };
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'commonjs-facade' }, (args) => {
+      const names = (args.pluginData as string[]).filter(
+        (name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default',
+      );
+      return {
+        contents: `import * as module from ${JSON.stringify(args.path)};\nexport const { ${names.join(', ')} } = module;`,
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
   },
 };

@@ -21,6 +21,7 @@ import { scalarStandalonePath } from '../packages/local/src/docs.ts';
 import {
   BANNER,
   builtinsThroughRequire,
+  commonJsChunks,
   credentialsFromEnvironment,
   FUNCTIONS_DIR,
   functionEntries,
@@ -187,78 +188,127 @@ export async function buildFunctions({
   runtimeSdk?: ReadonlySet<string>;
 } = {}): Promise<{ bundles: BundleReport[]; metafile: Metafile }> {
   rmSync(outdir, { recursive: true, force: true });
-  // Two esbuild runs: the functions that bundle the AWS SDK, and those that require the runtime's.
-  const groups = [
-    { group: names.filter((name) => !runtimeSdk.has(name)), sdk: [credentialsFromEnvironment, sdkStreamChecks] },
-    { group: names.filter((name) => runtimeSdk.has(name)), sdk: [sdkFromRuntime] },
-  ];
+  // One esbuild run per function, each into its own directory: with code splitting, what a function reaches only
+  // through a dynamic `import()` (code its first event may never run) is a chunk file beside its index.mjs, loaded on
+  // first use. (One run for all functions would share chunks between them, outside any function's directory.)
   const results = await Promise.all(
-    groups.map(({ group, sdk }) =>
-      group.length === 0
-        ? undefined
-        : build({
-            absWorkingDir: ROOT,
-            entryPoints: Object.fromEntries(group.map((name) => [`${name}/index`, `lambda-entry:${name}`])),
-            outdir,
-            outExtension: { '.js': '.mjs' },
-            bundle: true,
-            platform: 'node',
-            target: 'node20',
-            format: 'esm',
-            mainFields: ['module', 'main'],
-            minify,
-            treeShaking: true,
-            sourcemap: true,
-            banner: { js: BANNER },
-            // Headers, Request, Response and FormData without Node's undici at a cold start (functions/runtime/web).
-            define: webClassesDefine,
-            metafile: true,
-            logLevel: 'warning',
-            legalComments: 'external',
-            plugins: [
-              functionEntries,
-              zodEnglishOnly,
-              slimDependencies,
-              mcpSchemasOnUse,
-              builtinsThroughRequire,
-              ...sdk,
-            ],
-          }),
+    names.map((name) =>
+      build({
+        absWorkingDir: ROOT,
+        entryPoints: { index: `lambda-entry:${name}` },
+        outdir: join(outdir, name),
+        outExtension: { '.js': '.mjs' },
+        chunkNames: 'chunk-[hash]',
+        bundle: true,
+        splitting: true,
+        platform: 'node',
+        target: 'node20',
+        format: 'esm',
+        mainFields: ['module', 'main'],
+        minify,
+        treeShaking: true,
+        sourcemap: true,
+        // Every output file, chunks included, gets its own `require` (CommonJS dependencies call it for built-ins).
+        banner: { js: BANNER },
+        // Headers, Request, Response and FormData without Node's undici at a cold start (functions/runtime/web).
+        define: webClassesDefine,
+        metafile: true,
+        logLevel: 'warning',
+        legalComments: 'external',
+        plugins: [
+          functionEntries,
+          zodEnglishOnly,
+          slimDependencies,
+          mcpSchemasOnUse,
+          builtinsThroughRequire,
+          commonJsChunks,
+          ...(runtimeSdk.has(name) ? [sdkFromRuntime] : [credentialsFromEnvironment, sdkStreamChecks]),
+        ],
+      }),
     ),
   );
   const metafile: Metafile = { inputs: {}, outputs: {} };
   for (const result of results) {
-    Object.assign(metafile.inputs, result?.metafile.inputs);
-    Object.assign(metafile.outputs, result?.metafile.outputs);
+    Object.assign(metafile.inputs, result.metafile.inputs);
+    Object.assign(metafile.outputs, result.metafile.outputs);
   }
+  for (const name of names) removeUnreachableChunks(join(outdir, name), metafile);
   writeFileSync(join(outdir, 'meta.json'), JSON.stringify(metafile));
   await copySidecars(metafile);
-  const bundles = Object.entries(metafile.outputs)
-    .filter(([file]) => file.endsWith('/index.mjs'))
-    .map(([file, output]) => ({
-      name: basename(file.slice(0, -'/index.mjs'.length)),
-      file: resolve(ROOT, file),
-      bytes: output.bytes,
-      loadedBytes: loadedBytes(join(ROOT, file, '..')),
-      onDemandBytes: onDemandBytes(join(ROOT, file, '..')),
-      exports: output.exports,
-      inputs: Object.keys(output.inputs),
-    }))
+  const bundles = names
+    .map((name) => {
+      const dir = join(outdir, name);
+      const outputs = Object.entries(metafile.outputs).filter(([file]) => resolve(ROOT, file, '..') === dir);
+      const index = outputs.find(([file]) => file.endsWith('/index.mjs'))?.[1] as Metafile['outputs'][string];
+      return {
+        name,
+        file: join(dir, 'index.mjs'),
+        bytes: index.bytes,
+        loadedBytes: loadedBytes(dir),
+        onDemandBytes: onDemandBytes(dir),
+        exports: index.exports,
+        // Everything the function ships, lazy chunks included.
+        inputs: [...new Set(outputs.flatMap(([, output]) => Object.keys(output.inputs)))],
+      };
+    })
     .sort((a, b) => a.name.localeCompare(b.name));
   return { bundles, metafile };
 }
 
-/** The bytes a cold start reads from a function's directory: every file but source maps, legal notices and sidecars. */
-export function loadedBytes(functionDir: string): number {
-  return readdirSync(functionDir)
-    .filter((file) => !/\.(?:map|txt)$/.test(file) && !ON_DEMAND.has(file))
-    .reduce((sum, file) => sum + statSync(join(functionDir, file)).size, 0);
+/**
+ * The files a cold start reads from a function's directory: index.mjs and the chunks it imports statically (esbuild
+ * hoists code that index.mjs and a lazy chunk share into such a chunk), transitively. Chunks reached only through a
+ * dynamic `import()` are read on first use, like the sidecars.
+ */
+export function coldStartFiles(functionDir: string): string[] {
+  return chunksReached(functionDir, { lazy: false });
 }
 
-/** The sidecars' bytes: read on first use (SIDECARS says when), never at a cold start's import. */
+/**
+ * index.mjs and the chunks its code imports, transitively: statically (`import{a}from"./chunk-X.mjs"`,
+ * `import"./chunk-X.mjs"`) and, with `lazy`, dynamically (`import("./chunk-X.mjs")`).
+ */
+function chunksReached(functionDir: string, { lazy }: { lazy: boolean }): string[] {
+  const files = ['index.mjs'];
+  const reference = lazy
+    ? /(?:\bfrom|\bimport)\s*\(?\s*["']\.\/(chunk-[\w-]+\.mjs)["']/g
+    : /(?:\bfrom|\bimport)\s*["']\.\/(chunk-[\w-]+\.mjs)["']/g;
+  for (let i = 0; i < files.length; i++) {
+    const code = readFileSync(join(functionDir, files[i] as string), 'utf8');
+    for (const [, chunk] of code.matchAll(reference)) {
+      if (!files.includes(chunk as string)) files.push(chunk as string);
+    }
+  }
+  return files;
+}
+
+/**
+ * Removes the chunks no shipped code imports. esbuild makes a chunk of every dynamic `import()` it finds, even in code
+ * its tree shaking then drops (the context functions reach the SSRF guard's module, whose undici import is unused
+ * there): such a chunk is never loaded, and the function does not ship it.
+ */
+function removeUnreachableChunks(functionDir: string, metafile: Metafile): void {
+  const reached = new Set(chunksReached(functionDir, { lazy: true }));
+  for (const file of readdirSync(functionDir)) {
+    const chunk = /^(chunk-[\w-]+\.mjs)(?:\.map|\.LEGAL\.txt)?$/.exec(file)?.[1];
+    if (chunk && !reached.has(chunk)) rmSync(join(functionDir, file));
+  }
+  for (const output of Object.keys(metafile.outputs)) {
+    const chunk = /^(chunk-[\w-]+\.mjs)(?:\.map)?$/.exec(basename(output))?.[1];
+    if (chunk && resolve(ROOT, output, '..') === functionDir && !reached.has(chunk)) delete metafile.outputs[output];
+  }
+}
+
+/** The bytes a cold start reads from a function's directory (coldStartFiles): what the 1 MB budget applies to. */
+export function loadedBytes(functionDir: string): number {
+  return coldStartFiles(functionDir).reduce((sum, file) => sum + statSync(join(functionDir, file)).size, 0);
+}
+
+/** The bytes read on first use, never at a cold start's import: sidecars (SIDECARS says when) and lazy chunks. */
 export function onDemandBytes(functionDir: string): number {
+  const cold = new Set(coldStartFiles(functionDir));
   return readdirSync(functionDir)
-    .filter((file) => ON_DEMAND.has(file))
+    .filter((file) => ON_DEMAND.has(file) || (file.endsWith('.mjs') && !cold.has(file)))
     .reduce((sum, file) => sum + statSync(join(functionDir, file)).size, 0);
 }
 

@@ -2,9 +2,9 @@
  * `undici` as the Lambda bundles see it (scripts/build.ts puts this module in its place): undici's own `request`,
  * Agent and connector, loaded on the first upstream request instead of at import. The proxy builds its SSRF-checking
  * dispatchers at start-up, but a function serving the default model, a replay or a refused request never opens an
- * upstream connection, so it need not evaluate ~250 KB of HTTP client. Only the three names memgate imports exist;
- * importing anything else from 'undici' fails the build. This file only works bundled: `require` here is esbuild's
- * (a bundled module evaluated on first call), not Node's.
+ * upstream connection, so it need not read, compile or evaluate ~145 KiB of HTTP client: undici-parts.ts is imported
+ * dynamically, which the build makes a chunk beside index.mjs. Only the three names memgate imports exist; importing
+ * anything else from 'undici' fails the build.
  */
 import type * as Undici from 'undici';
 
@@ -14,22 +14,30 @@ type DispatcherRequest = (
   options: Undici.Dispatcher.RequestOptions,
 ) => Promise<Undici.Dispatcher.ResponseData>;
 
-let undici: { request: DispatcherRequest; Agent: typeof Undici.Agent; buildConnector: typeof Undici.buildConnector };
+type Parts = { request: DispatcherRequest; Agent: typeof Undici.Agent; buildConnector: typeof Undici.buildConnector };
 
-function load(): typeof undici {
-  undici ??= {
-    request: require('undici/lib/api/api-request.js'),
-    Agent: require('undici/lib/dispatcher/agent.js'),
-    buildConnector: require('undici/lib/core/connect.js'),
-  };
+let loading: Promise<Parts> | undefined;
+let undici: Parts | undefined;
+
+function load(): Promise<Parts> {
+  loading ??= import('./undici-parts.ts').then(({ undiciParts }) => {
+    undici = undiciParts as Parts;
+    return undici;
+  });
+  return loading;
+}
+
+/** The loaded parts, for what only runs inside a request (an Agent's dispatch, its connector): `request` loads them. */
+function loaded(): Parts {
+  if (!undici) throw new Error('undici is used before its first request loaded it');
   return undici;
 }
 
 /** undici's `request(url, options)` for the one form the adapters use: an absolute URL and an explicit dispatcher. */
-export const request = ((url: string, options: Undici.Dispatcher.RequestOptions & { dispatcher: Agent }) => {
+export const request = (async (url: string, options: Undici.Dispatcher.RequestOptions & { dispatcher: Agent }) => {
   const target = new URL(url);
   const { dispatcher, ...rest } = options;
-  return load().request.call(dispatcher, {
+  return (await load()).request.call(dispatcher, {
     ...rest,
     origin: target.origin,
     path: `${target.pathname}${target.search}`,
@@ -39,7 +47,7 @@ export const request = ((url: string, options: Undici.Dispatcher.RequestOptions 
 export const buildConnector = ((options: Undici.buildConnector.BuildOptions) => {
   let connect: Undici.buildConnector.connector | undefined;
   return (connectOptions: Undici.buildConnector.Options, callback: Undici.buildConnector.Callback) => {
-    connect ??= load().buildConnector(options);
+    connect ??= loaded().buildConnector(options);
     return connect(connectOptions, callback);
   };
 }) as typeof Undici.buildConnector;
@@ -54,7 +62,7 @@ export class Agent {
   }
 
   dispatch(options: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
-    this.#agent ??= new (load().Agent)(this.#options);
+    this.#agent ??= new (loaded().Agent)(this.#options);
     return this.#agent.dispatch(options, handler);
   }
 

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLHTTP_WASM_FILE } from '../../functions/runtime/llhttp-file.ts';
@@ -8,6 +9,7 @@ import { TOKENIZER_TABLE_FILE } from '../../functions/runtime/tokenizer.ts';
 import {
   budgetViolations,
   buildErrors,
+  coldStartFiles,
   FORBIDDEN_INPUTS,
   functionNames,
   MAX_BUNDLE_BYTES,
@@ -83,10 +85,18 @@ describe('Lambda bundles', () => {
   it('requires Node built-ins instead of importing them (an ESM import runs every lazy getter of the module)', () => {
     const { outputs } = JSON.parse(readFileSync(join(built.dir, 'meta.json'), 'utf8')) as Metafile;
     for (const bundle of built.bundles.values()) {
-      const output = Object.entries(outputs).find(([file]) => file.endsWith(`/${bundle.name}/index.mjs`))?.[1];
-      const imported = output?.imports.filter((entry) => entry.kind === 'import-statement').map((entry) => entry.path);
+      // index.mjs and its chunks import one another, and nothing else (no built-in, statically or dynamically).
+      const files = Object.entries(outputs).filter(([file]) => file.includes(`/${bundle.name}/`));
+      const imported = files.flatMap(([, output]) =>
+        output.imports
+          .filter((entry) => entry.kind === 'import-statement' || entry.kind === 'dynamic-import')
+          .map((entry) => entry.path),
+      );
       // (The banner's own `node:module` import, which gives the bundle its `require`, is not esbuild's.)
-      expect(imported, bundle.name).toEqual([]);
+      expect(
+        imported.filter((path) => !/\/chunk-\w+\.mjs$/.test(path)),
+        bundle.name,
+      ).toEqual([]);
     }
   });
 
@@ -149,10 +159,50 @@ describe('Lambda bundles', () => {
 
   it('keeps what every function loads at a cold start within 1 MB, the proxy and the chat included', () => {
     for (const bundle of built.bundles.values()) {
-      expect(bundle.loadedBytes, bundle.name).toBe(bundle.bytes); // index.mjs: everything else is read on first use
+      // index.mjs and the chunks it imports statically: lazy chunks and sidecars are read on first use.
+      const dir = dirname(bundle.file);
+      const files = coldStartFiles(dir);
+      expect(files[0], bundle.name).toBe('index.mjs');
+      expect(bundle.loadedBytes, bundle.name).toBe(
+        files.reduce((sum, file) => sum + statSync(join(dir, file)).size, 0),
+      );
       expect(bundle.loadedBytes, bundle.name).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
       expect(budgetViolations(bundle), bundle.name).toEqual([]);
     }
+  });
+
+  it('puts what a first event may never run in chunks read on first use: undici, Pinecone inference', () => {
+    for (const bundle of built.bundles.values()) {
+      const dir = dirname(bundle.file);
+      const cold = coldStartFiles(dir).map((file) => readFileSync(join(dir, file), 'utf8'));
+      const shipped = readdirSync(dir)
+        .filter((file) => file.endsWith('.mjs'))
+        .map((file) => readFileSync(join(dir, file), 'utf8'));
+      // undici's HTTP/1 client (its request API names this error) ships with the proxy and the chat, outside the
+      // files a cold start reads: the default model, a replay or a refused request never open a connection.
+      const undici = (code: string) => code.includes('UND_ERR_REQ_CONTENT_LENGTH_MISMATCH');
+      expect(shipped.some(undici), bundle.name).toBe(CARRIES_UNDICI.has(bundle.name));
+      expect(cold.some(undici), bundle.name).toBe(false);
+      // Pinecone's inference client serves EMBEDDINGS=pinecone only.
+      const inference = (code: string) => code.includes('"/embed"');
+      if (bundle.name !== 'docs') expect(shipped.some(inference), bundle.name).toBe(true);
+      expect(cold.some(inference), bundle.name).toBe(false);
+    }
+  });
+
+  it("gives a lazy chunk of a CommonJS module the module's names (the Pinecone SDK's Index and Inference)", async () => {
+    // esbuild exports only `default` from such a chunk; the adapters read `({ Index }) => ...` from the import.
+    const dir = join(built.dir, 'context-search');
+    const chunks = readdirSync(dir).filter((file) => /^chunk-\w+\.mjs$/.test(file));
+    const exported = new Map<string, unknown>();
+    for (const chunk of chunks) {
+      const code = readFileSync(join(dir, chunk), 'utf8');
+      if (!/commonjs-facade|export\{[^}]*\b(?:Index|Inference)\b[^}]*\}/.test(code)) continue;
+      const module = (await import(pathToFileURL(join(dir, chunk)).href)) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(module)) exported.set(name, value);
+    }
+    expect(typeof exported.get('Index')).toBe('function');
+    expect(typeof exported.get('Inference')).toBe('function');
   });
 
   it("keeps Scalar's page in the docs function only", () => {
@@ -165,13 +215,17 @@ describe('Lambda bundles', () => {
   it('ships the tokenizer table, llhttp and Scalar only beside the functions that read them, and counts them apart', () => {
     for (const bundle of built.bundles.values()) {
       // (esbuild writes index.mjs.LEGAL.txt when a bundled package has license comments: shipped, never loaded.)
-      const files = readdirSync(dirname(bundle.file))
-        .filter((file) => !file.endsWith('.LEGAL.txt'))
+      // (Chunks: index.mjs's code split by esbuild, each with its source map.)
+      const dir = dirname(bundle.file);
+      const files = readdirSync(dir)
+        .filter((file) => !file.endsWith('.LEGAL.txt') && !/^chunk-\w+\.mjs(?:\.map)?$/.test(file))
         .sort();
       const sidecars = sidecarsOf(bundle.name);
       expect(files, bundle.name).toEqual(['index.mjs', 'index.mjs.map', ...sidecars].sort());
+      const cold = new Set(coldStartFiles(dir));
+      const lazyChunks = readdirSync(dir).filter((file) => /^chunk-\w+\.mjs$/.test(file) && !cold.has(file));
       expect(bundle.onDemandBytes, bundle.name).toBe(
-        sidecars.reduce((sum, file) => sum + statSync(join(dirname(bundle.file), file)).size, 0),
+        [...sidecars, ...lazyChunks].reduce((sum, file) => sum + statSync(join(dir, file)).size, 0),
       );
       // A bundle that carries undici reads its parser from the file, not from base64 in index.mjs.
       const inputs = bundle.inputs.join('\n');
