@@ -13,7 +13,7 @@ import { type Principal, SCOPES, systemClock, type VectorIndex } from '@memgate/
 import { type AppDeps, createApp, createBackgroundWork, createJsonLogger, createTokenVerifier } from '@memgate/http';
 import { startDynamoLocal } from '@memgate/local/dynamo-local';
 import { signLocalToken } from '@memgate/local/token';
-import { createLocalVectorIndex } from '@memgate/local/vector-index/index';
+import { createLocalVectorIndex, denseGraphFor } from '@memgate/local/vector-index/index';
 import { startUpstreamStub } from '../test/support/upstream-stub.ts';
 import { addBody, queryText } from './lib/corpus.ts';
 import { meteredStatements } from './lib/statement-units.ts';
@@ -111,7 +111,10 @@ const config = loadConfig({
   LOG_LEVEL: 'error',
 });
 await ensureTable(documentClient, 'memgate');
-const vectorIndex = await createLocalVectorIndex({ dir: join(dir, 'vectors') });
+const vectorIndex = await createLocalVectorIndex({
+  dir: join(dir, 'vectors'),
+  denseGraph: denseGraphFor(config.EMBEDDINGS),
+});
 const services = createServices({
   config,
   documentClient,

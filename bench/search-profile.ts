@@ -46,7 +46,7 @@ if (corpus) {
 const dynamo = await startDynamoLocal({ dataDir });
 const devNull = openSync('/dev/null', 'w');
 const documentClient = createDocumentClient({ endpoint: dynamo.endpoint });
-const vectorIndex = await createLocalVectorIndex({ dir: `${dataDir}/vectors` });
+const vectorIndex = await createLocalVectorIndex({ dir: `${dataDir}/vectors`, denseGraph: false });
 try {
   // Timed wrappers: the index query and each DynamoDB call, wall clock, per search.
   let indexMs = 0;

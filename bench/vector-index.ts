@@ -4,7 +4,8 @@
  * queries as search sends them (DEFAULT_LEXICAL_WEIGHT), dense-only queries, and filters; then the upsert rate,
  * close and reopen, and the process's memory with the namespace loaded again from its snapshot alone. Items carry
  * their chains as the add path writes them (VectorItem.chain: neighbours' terms lent at query time); `--no-chains`
- * writes them as before chains (neighbours' terms stored with each chunk). Run:
+ * writes them as before chains (neighbours' terms stored with each chunk). The index has no HNSW graph, as the server
+ * opens it for the lexical embedder; `--graph` keeps one (as for neural embeddings). Run:
  * `node --expose-gc --import tsx bench/vector-index.ts [sizes...]` (add `--hybrid-only` to skip the dense rows).
  */
 import { spawnSync } from 'node:child_process';
@@ -24,6 +25,8 @@ import {
 import { createLocalVectorIndex } from '@memgate/local/vector-index/index';
 import { paragraph, queryText } from './lib/corpus.ts';
 
+const denseGraph = process.argv.includes('--graph');
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number;
 }
@@ -33,7 +36,7 @@ const BATCH = 1000;
 async function run(size: number, hybridOnly: boolean, chains: boolean): Promise<void> {
   const embedder = createLexicalEmbedder({ dimension: 512 });
   const dir = mkdtempSync(join(tmpdir(), 'memgate-bench-'));
-  const index = await createLocalVectorIndex({ dir });
+  const index = await createLocalVectorIndex({ dir, denseGraph });
   let upsertMs = 0;
   const started = performance.now();
   for (let offset = 0; offset < size; offset += BATCH) {
@@ -107,12 +110,21 @@ async function run(size: number, hybridOnly: boolean, chains: boolean): Promise<
     `${size} vectors: embed+terms+upsert ${loadSeconds.toFixed(1)} s (${Math.round(size / loadSeconds)}/s), upsert alone ${((upsertMs * 1000) / size).toFixed(0)} µs per vector, close ${((performance.now() - closeStarted) / 1000).toFixed(1)} s`,
   );
   const reopenStarted = performance.now();
-  const reopened = await createLocalVectorIndex({ dir });
+  const reopened = await createLocalVectorIndex({ dir, denseGraph });
   await reopened.query('user:bench', { vector: vectors[0] as Float32Array, topK: 1 });
   console.log(`${size} vectors: reopen + first query ${((performance.now() - reopenStarted) / 1000).toFixed(2)} s`);
   // A fresh process, so what the writer held does not hide in its heap or its allocator.
-  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', import.meta.filename, `--load=${dir}`]);
-  console.log(`${size} vectors (${chains ? 'chains' : 'no chains'}): ${child.stdout.toString().trim()}`);
+  const child = spawnSync(process.execPath, [
+    '--expose-gc',
+    '--import',
+    'tsx',
+    import.meta.filename,
+    `--load=${dir}`,
+    ...(denseGraph ? ['--graph'] : []),
+  ]);
+  console.log(
+    `${size} vectors (${chains ? 'chains' : 'no chains'}, ${denseGraph ? 'graph' : 'no graph'}): ${child.stdout.toString().trim()}`,
+  );
   await reopened.close();
   rmSync(dir, { recursive: true, force: true });
 }
@@ -126,7 +138,7 @@ function memory(): NodeJS.MemoryUsage {
 /** The memory one process takes to load the namespace in `dir` from its snapshot (after a full collection). */
 async function loadAlone(dir: string): Promise<void> {
   const before = memory();
-  const index = await createLocalVectorIndex({ dir });
+  const index = await createLocalVectorIndex({ dir, denseGraph });
   await index.query('user:bench', { vector: new Float32Array(512).fill(1), topK: 1 });
   const loaded = memory();
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;

@@ -1,6 +1,6 @@
 import { createDocumentClient, createServices, ensureTable, loadConfig } from '@memgate/adapters';
 import { type Principal, SCOPES, systemClock } from '@memgate/core';
-import { createLocalVectorIndex } from '@memgate/local/vector-index/index';
+import { createLocalVectorIndex, denseGraphFor } from '@memgate/local/vector-index/index';
 import { addBody } from './corpus.ts';
 
 /** One tenant's corpus: `chunks` chunks owned by `user` (their own tenant, `user:<user>`). */
@@ -37,7 +37,10 @@ export async function seedCorpora(env: Record<string, string>, corpora: readonly
     attemptTimeoutMs: 120_000,
     totalTimeoutMs: 300_000,
   });
-  const vectorIndex = await createLocalVectorIndex({ dir: `${config.DATA_DIR}/vectors` });
+  const vectorIndex = await createLocalVectorIndex({
+    dir: `${config.DATA_DIR}/vectors`,
+    denseGraph: denseGraphFor(config.EMBEDDINGS),
+  });
   const started = performance.now();
   let chunks = 0;
   try {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type ServiceInputs } from '@memgate/adapters';
 import { systemClock } from '@memgate/core';
-import { createLocalVectorIndex } from '@memgate/local/vector-index/index';
+import { createLocalVectorIndex, denseGraphFor } from '@memgate/local/vector-index/index';
 import { createTestTable, type TestTable } from './dynamo.ts';
 
 /**
@@ -16,9 +16,10 @@ export async function createLocalInputs(
 ): Promise<{ inputs: ServiceInputs; table: TestTable; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), `memgate-${prefix}-`));
   const table = await createTestTable(prefix);
-  const vectorIndex = await createLocalVectorIndex({ dir });
+  const config = loadConfig({ TABLE_NAME: table.tableName, ...env });
+  const vectorIndex = await createLocalVectorIndex({ dir, denseGraph: denseGraphFor(config.EMBEDDINGS) });
   const inputs: ServiceInputs = {
-    config: loadConfig({ TABLE_NAME: table.tableName, ...env }),
+    config,
     documentClient: table.documentClient,
     tableName: table.tableName,
     vectorIndex,

@@ -4,7 +4,7 @@ import { systemClock } from '@memgate/core';
 import { createJsonLogger } from '@memgate/http';
 import { startUnderLock } from './data-dir-lock.ts';
 import { startDynamoLocal } from './dynamo-local.ts';
-import { createLocalVectorIndex } from './vector-index/index.ts';
+import { createLocalVectorIndex, denseGraphFor } from './vector-index/index.ts';
 
 /**
  * `npm run cleanup [-- --max-seconds N]`: one cleanup run on the local data (DESIGN.md section 6). It opens
@@ -23,7 +23,10 @@ async function main(): Promise<void> {
     config.DYNAMODB_ENDPOINT ? undefined : startDynamoLocal({ dataDir: config.DATA_DIR }),
   );
   const documentClient = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT ?? dynamo?.endpoint });
-  const vectorIndex = await createLocalVectorIndex({ dir: `${config.DATA_DIR}/vectors` });
+  const vectorIndex = await createLocalVectorIndex({
+    dir: `${config.DATA_DIR}/vectors`,
+    denseGraph: denseGraphFor(config.EMBEDDINGS),
+  });
   try {
     await ensureTable(documentClient, config.TABLE_NAME);
     const cleanup = createCleanupServices({

@@ -15,7 +15,7 @@ import { startUnderLock } from './data-dir-lock.ts';
 import { createLocalDocs } from './docs.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
 import { localJwtSecret } from './secret.ts';
-import { createLocalVectorIndex } from './vector-index/index.ts';
+import { createLocalVectorIndex, denseGraphFor } from './vector-index/index.ts';
 
 export interface RunningServer {
   url: string;
@@ -56,6 +56,7 @@ export async function startLocalServer(
     const vectorIndex = await createLocalVectorIndex({
       dir: `${config.DATA_DIR}/vectors`,
       unloadIdleAfterMs: config.LOCAL_INDEX_UNLOAD_AFTER_MS,
+      denseGraph: denseGraphFor(config.EMBEDDINGS),
     });
     const services = createServices({
       config,

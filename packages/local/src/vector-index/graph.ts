@@ -7,7 +7,7 @@ import usearch from 'usearch';
 // arena, so scores stay exact. (A graph saved as float32 by an older version loads as such: usearch keeps the kind
 // a file was written with.)
 const CONNECTIVITY = 16;
-const EXPANSION_ADD = 128;
+export const EXPANSION_ADD = 128;
 const EXPANSION_SEARCH = 64;
 /**
  * Graph inserts run on the calling thread: usearch's automatic thread pool costs twice the CPU time on small
@@ -27,8 +27,11 @@ export class DeferredGraph {
   /** Live slots whose current vector is not in the graph, oldest first. */
   readonly ungraphed = new Set<number>();
 
-  constructor(private readonly dimension: number) {
-    this.hnsw = createGraph(dimension);
+  constructor(
+    private readonly dimension: number,
+    private readonly expansionAdd = EXPANSION_ADD,
+  ) {
+    this.hnsw = createGraph(dimension, expansionAdd);
   }
 
   /** Vectors in the graph. */
@@ -87,7 +90,7 @@ export class DeferredGraph {
    * records are the truth, and such a graph must be rebuilt (`rebuild`).
    */
   load(path: string, live: readonly number[]): boolean {
-    this.hnsw = createGraph(this.dimension);
+    this.hnsw = createGraph(this.dimension, this.expansionAdd);
     this.ungraphed.clear();
     if (existsSync(path)) this.hnsw.load(path);
     const held = live.length === 0 ? [] : (this.hnsw.contains(BigUint64Array.from(live, BigInt)) as boolean[]);
@@ -101,19 +104,19 @@ export class DeferredGraph {
 
   /** A new graph of the live slots `live`, built at once on every core (recovery when a saved graph is unusable). */
   rebuild(live: readonly number[], vectorAt: (slot: number) => Float32Array): void {
-    this.hnsw = createGraph(this.dimension);
+    this.hnsw = createGraph(this.dimension, this.expansionAdd);
     this.ungraphed.clear();
     for (const slot of live) this.ungraphed.add(slot);
     this.insert(live.length, vectorAt, 0);
   }
 }
 
-function createGraph(dimension: number): InstanceType<typeof usearch.Index> {
+function createGraph(dimension: number, expansionAdd: number): InstanceType<typeof usearch.Index> {
   return new usearch.Index({
     dimensions: dimension,
     metric: usearch.MetricKind.Cos,
     connectivity: CONNECTIVITY,
-    expansion_add: EXPANSION_ADD,
+    expansion_add: expansionAdd,
     expansion_search: EXPANSION_SEARCH,
     quantization: usearch.ScalarKind.I8,
     multi: false,

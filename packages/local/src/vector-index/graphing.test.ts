@@ -41,8 +41,8 @@ describe('deferred graph insertion (store)', () => {
     store.insertIntoGraph(graphed.length);
     const waiting = items('w', randomVectors(300, DIMENSION, 5));
     store.upsert(waiting);
-    expect(store.graph.size).toBe(1500);
-    expect(store.graph.ungraphed.size).toBe(300);
+    expect(store.graph?.size).toBe(1500);
+    expect(store.graph?.ungraphed.size).toBe(300);
     for (const query of randomVectors(20, DIMENSION, 9)) {
       const found = ids(store, { vector: query, topK: 10 });
       const exact = exactTop([...graphed, ...waiting], query, 10);
@@ -68,13 +68,13 @@ describe('deferred graph insertion (store)', () => {
       { id: 'z', values: d, metadata: metadataFor() },
     ]);
     store.delete(['y']); // never graphed
-    expect(store.graph.size).toBe(0);
-    expect([...store.graph.ungraphed].map((slot) => store.slots[slot]?.id)).toEqual(['x', 'z']);
+    expect(store.graph?.size).toBe(0);
+    expect([...(store.graph?.ungraphed ?? [])].map((slot) => store.slots[slot]?.id)).toEqual(['x', 'z']);
     const best = (vector: Float32Array) => searchNamespace(store, { vector, topK: 1 })[0];
     expect(best(b)).toMatchObject({ id: 'x', score: expect.closeTo(1, 5) });
     expect(ids(store, { vector: c, topK: 5 }).sort()).toEqual(['x', 'z']);
     store.insertIntoGraph(10);
-    expect(store.graph.size).toBe(2);
+    expect(store.graph?.size).toBe(2);
     expect(best(b)).toMatchObject({ id: 'x', score: expect.closeTo(1, 5) });
     expect(ids(store, { vector: c, topK: 5 }).sort()).toEqual(['x', 'z']);
   });
@@ -94,12 +94,12 @@ describe('background graph insertion', () => {
     setImmediate(count);
     await graphing.afterWrite(store);
     counting = false;
-    expect(store.graph.ungraphed.size).toBeLessThanOrEqual(100);
-    expect(store.graph.ungraphed.size).toBeGreaterThan(0); // released at the bound, not after all
+    expect(store.graph?.ungraphed.size).toBeLessThanOrEqual(100);
+    expect(store.graph?.ungraphed.size).toBeGreaterThan(0); // released at the bound, not after all
     expect(turns).toBeGreaterThan(2); // other work ran between the slices
     await graphing.idle();
-    expect(store.graph.ungraphed.size).toBe(0);
-    expect(store.graph.size).toBe(600);
+    expect(store.graph?.ungraphed.size).toBe(0);
+    expect(store.graph?.size).toBe(600);
   });
 
   it('lets a write under the bound return at once and inserts its vectors once writes pause', async () => {
@@ -109,16 +109,16 @@ describe('background graph insertion', () => {
       const graphing = new BackgroundGraphing({ maxUngraphed: 100, background: true });
       store.upsert(items('v', randomVectors(40, DIMENSION)));
       await graphing.afterWrite(store);
-      expect(store.graph.ungraphed.size).toBe(40);
+      expect(store.graph?.ungraphed.size).toBe(40);
       vi.advanceTimersByTime(20);
       store.upsert(items('w', randomVectors(10, DIMENSION)));
       await graphing.afterWrite(store); // a burst: the graph waits for a pause
       vi.advanceTimersByTime(20);
       await turnsOfTheLoop(5);
-      expect(store.graph.ungraphed.size).toBe(50);
+      expect(store.graph?.ungraphed.size).toBe(50);
       vi.advanceTimersByTime(10);
       await graphing.idle();
-      expect(store.graph.size).toBe(50);
+      expect(store.graph?.size).toBe(50);
     } finally {
       vi.useRealTimers();
     }
@@ -132,7 +132,7 @@ describe('background graph insertion', () => {
     graphing.stop();
     await write;
     await turnsOfTheLoop(5);
-    expect(store.graph.ungraphed.size).toBe(400);
+    expect(store.graph?.ungraphed.size).toBe(400);
   });
 });
 

@@ -49,15 +49,15 @@ export class BackgroundGraphing {
    */
   async afterWrite(store: NamespaceStore): Promise<void> {
     const { maxUngraphed, background } = this.options;
-    if (this.stopped || store.graph.ungraphed.size === 0) return;
+    if (this.stopped || store.ungraphedCount === 0) return;
     if (!background) {
-      const excess = store.graph.ungraphed.size - maxUngraphed;
+      const excess = store.ungraphedCount - maxUngraphed;
       if (excess > 0) store.insertIntoGraph(excess);
       return;
     }
     this.lastWrite = performance.now();
     this.queue.add(store);
-    if (store.graph.ungraphed.size <= maxUngraphed) {
+    if (store.ungraphedCount <= maxUngraphed) {
       this.schedule();
       return;
     }
@@ -109,10 +109,10 @@ export class BackgroundGraphing {
     this.slicing = undefined;
     const deadline = performance.now() + SLICE_MS;
     for (const store of [...this.queue]) {
-      while (store.graph.ungraphed.size > 0 && performance.now() < deadline) store.insertIntoGraph(BATCH);
+      while (store.ungraphedCount > 0 && performance.now() < deadline) store.insertIntoGraph(BATCH);
       this.queue.delete(store);
       // Still waiting: back at the end of the queue, so one busy namespace does not starve the others.
-      if (store.graph.ungraphed.size > 0) this.queue.add(store);
+      if (store.ungraphedCount > 0) this.queue.add(store);
       if (performance.now() >= deadline) break;
     }
     this.release();
@@ -124,7 +124,7 @@ export class BackgroundGraphing {
     const { maxUngraphed } = this.options;
     for (let i = this.waiting.length - 1; i >= 0; i--) {
       const { store, resume } = this.waiting[i] as (typeof this.waiting)[number];
-      if (this.stopped || !this.queue.has(store) || store.graph.ungraphed.size <= maxUngraphed) {
+      if (this.stopped || !this.queue.has(store) || store.ungraphedCount <= maxUngraphed) {
         this.waiting.splice(i, 1);
         resume();
       }

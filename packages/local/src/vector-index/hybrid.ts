@@ -1,7 +1,8 @@
 import type { VectorMatch, VectorMetadata, VectorQuery } from '@memgate/core';
 import { BestFirst } from './best-first.ts';
+import { cosineTo } from './cosine.ts';
 import type { LexicalMatches } from './lexical.ts';
-import { ANY, copy, exactScore, filterTest, inverseNorm, searchDense } from './search.ts';
+import { ANY, copy, filterTest, searchDense } from './search.ts';
 import { speakerFactors, UNATTRIBUTED } from './speakers.ts';
 import type { NamespaceStore } from './store.ts';
 
@@ -13,33 +14,59 @@ import type { NamespaceStore } from './store.ts';
  * a common term does not cost a cosine per slot that holds it. Without terms or weight: the dense search alone.
  * Speaker attribution (speakers.ts) scales some scores down; when it leaves the top's last under what a slot
  * outside the dense top could score, a dense top 4 times deeper is fused, until none could.
+ * A namespace without a graph (store.ts: the lexical embedder's) takes the lexical candidates alone, the best
+ * `LEXICAL_CANDIDATES` by lexical match at most, each one's cosine bounded by 1, as long as at least `topK` match:
+ * a slot with no lexical match would enter only with a cosine above the top's last fused score / (1 − w), which
+ * the lexical embedder's vectors of texts sharing no query term do not reach in practice
+ * (bench/dense-contribution.ts: the exhaustive top 10 in every query at 10k and 100k chunks, where the graph
+ * missed one in 29 of 300 at 10k). Fewer lexical matches, a top whose last a slot without one could beat, in a
+ * namespace small enough to scan (`SMALL_SCAN`): the exact dense top joins them, as the graph's would.
  */
 export function searchNamespace(store: NamespaceStore, query: VectorQuery): VectorMatch[] {
   const weight = query.lexicalWeight ?? 0;
   if (!(weight >= 0 && weight <= 1)) throw new Error(`lexicalWeight must be from 0 to 1, got ${weight}`);
-  const dense = searchDense(store, query);
-  if (!query.terms || query.terms.indices.length === 0 || weight === 0) return dense;
+  if (!query.terms || query.terms.indices.length === 0 || weight === 0) return searchDense(store, query);
   const topK = Math.min(Math.floor(query.topK), store.size);
   const accepts = filterTest(store, query.filter);
-  if (!accepts || !(topK > 0)) return dense;
+  if (!accepts || !(topK > 0)) return searchDense(store, query);
   // Before the query's own match: `score` reuses its result arrays.
   const attribution = speakerFactors(store, query.speakers);
   const lexical = store.lexical.score(query.terms, accepts === ANY ? undefined : accepts);
-  let top = dense;
+  if (!store.graph) {
+    const limit = Math.max(LEXICAL_CANDIDATES, 4 * topK);
+    const fusion: Fusion = { weight, topK, dense: [], denseFloor: 1, lexical, attribution, limit };
+    const found = fuse(store, query, fusion);
+    // Exact when every lexical candidate that could reach the top was scored and no slot without a lexical match
+    // could (its score is at most 1 − w); else exact below SMALL_SCAN, approximate (the best candidates) above.
+    const exact = !fusion.limited && (found.at(-1)?.value ?? 0) >= 1 - weight;
+    if (found.length >= topK && (exact || !cheapToScan(store, query))) return matchesOf(store, found);
+  }
+  let top = searchDense(store, query);
   for (let depth = topK; ; ) {
     // A slot outside the dense top has a cosine of at most the top's last.
     const denseFloor = top.length >= depth ? (top.at(-1)?.score ?? 0) : 0;
     const found = fuse(store, query, { weight, topK, dense: top, denseFloor, lexical, attribution });
     const last = found.at(-1)?.value ?? 0;
     if (attribution === UNATTRIBUTED || denseFloor === 0 || found.length < topK || last >= (1 - weight) * denseFloor) {
-      return found.map(({ slot, value }) => {
-        const record = store.slots[slot] as { id: string; metadata: VectorMetadata };
-        return { id: record.id, score: Math.min(1, Math.max(0, value)), metadata: copy(record.metadata) };
-      });
+      return matchesOf(store, found);
     }
     depth *= 4;
     top = searchDense(store, { ...query, topK: depth });
   }
+}
+
+/** Whether scanning every vector exactly costs at most `SMALL_SCAN` multiply-adds (a conversation's turns do). */
+function cheapToScan(store: NamespaceStore, query: VectorQuery): boolean {
+  let nonZero = 0;
+  for (let i = 0; i < query.vector.length; i++) if (query.vector[i] !== 0) nonZero++;
+  return store.size * nonZero <= SMALL_SCAN;
+}
+
+function matchesOf(store: NamespaceStore, found: Fused[]): VectorMatch[] {
+  return found.map(({ slot, value }) => {
+    const record = store.slots[slot] as { id: string; metadata: VectorMetadata };
+    return { id: record.id, score: Math.min(1, Math.max(0, value)), metadata: copy(record.metadata) };
+  });
 }
 
 interface Fusion {
@@ -49,6 +76,10 @@ interface Fusion {
   denseFloor: number;
   lexical: LexicalMatches;
   attribution: (slot: number) => number;
+  /** Lexical candidates scored at most (beyond the dense top), best lexical first; none: all that could reach. */
+  limit?: number;
+  /** Set by `fuse`: the limit left some candidate unscored that could still have reached the top. */
+  limited?: boolean;
 }
 
 /** The best `topK` fused scores over the dense top and the lexical matches that could reach them, best first. */
@@ -65,12 +96,10 @@ function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[
   }
   try {
     const best = new TopScores(topK, fused);
-    const inverseQuery = inverseNorm(query.vector);
+    const cosine = cosineTo(store, query.vector);
     const score = (slot: number) => {
       chosen[slot] = 1;
-      const value =
-        attribution(slot) *
-        ((1 - weight) * exactScore(store, slot, query.vector, inverseQuery) + weight * (lexical[slot] as number));
+      const value = attribution(slot) * ((1 - weight) * cosine(slot) + weight * (lexical[slot] as number));
       fused.push({ slot, value });
       best.offer(value);
     };
@@ -83,8 +112,13 @@ function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[
       if (chosen[slot] === 0 && (lexical[slot] as number) >= reach) open.push(slot);
     }
     const bestFirst = new BestFirst(open, lexical);
+    let left = (fusion.limit ?? Number.POSITIVE_INFINITY) - Math.min(topK, count);
     for (let slot = bestFirst.next(); slot >= 0; slot = bestFirst.next()) {
       if (weight * (lexical[slot] as number) + (1 - weight) * denseFloor < best.floor) break;
+      if (left-- <= 0) {
+        fusion.limited = true;
+        break;
+      }
       score(slot);
     }
   } finally {
@@ -92,6 +126,21 @@ function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[
   }
   return fused.sort((a, b) => b.value - a.value).slice(0, topK);
 }
+
+/**
+ * Lexical candidates a search without a graph scores at most (4 × top_k when more): the best by lexical match.
+ * With the lexical weight at 0.8 a cosine adds at most 0.2, so a candidate further down the lexical order rarely
+ * reaches the top; scoring every one that could (bounding its cosine by 1) cost ~1,700 cosines a query at 10k
+ * chunks and ~15,000 at 100k (28 ms), for the same top 10 (bench/dense-contribution.ts).
+ */
+const LEXICAL_CANDIDATES = 100;
+/**
+ * A namespace without a graph is searched exactly (the exact dense top fused as a graph's would be) when that costs
+ * at most this many multiply-adds (~0.3 ms): a few thousand vectors for the lexical embedder's short queries, ~90
+ * non-zero dimensions (cosine.ts). LoCoMo's conversations are such tenants: the eval's figures stay those of an
+ * exhaustive scoring.
+ */
+const SMALL_SCAN = 250_000;
 
 interface Fused {
   slot: number;

@@ -25,6 +25,13 @@ hybridIndexConformance('local (usearch), nothing in the graph', () => openIndex(
 vectorIndexConformance('local (usearch), graphed before returning', () =>
   openIndex(freshDir(), undefined, { maxUngraphed: 0 }),
 );
+// Without a graph, as the server opens it for the lexical embedder (denseGraphFor).
+const noGraph = { denseGraph: false };
+vectorIndexConformance('local, no graph', () => openIndex(freshDir(), undefined, noGraph));
+vectorIndexConformance('local, no graph, snapshot after every batch', () => openIndex(freshDir(), 1, noGraph));
+confirmingIndexConformance('local, no graph', () => openIndex(freshDir(), undefined, noGraph));
+hybridIndexConformance('local, no graph', () => openIndex(freshDir(), undefined, noGraph));
+hybridIndexConformance('local, no graph, snapshot after every batch', () => openIndex(freshDir(), 1, noGraph));
 
 function bruteForce(items: readonly VectorItem[], query: Float32Array, topK: number): string[] {
   const dot = (a: Float32Array) => a.reduce((sum, value, i) => sum + value * (query[i] as number), 0);

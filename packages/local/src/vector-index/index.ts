@@ -45,6 +45,22 @@ export interface LocalVectorIndexOptions {
   maxUngraphed?: number;
   /** False: no background insertion, vectors enter the graph only beyond `maxUngraphed` (tests). */
   graphInBackground?: boolean;
+  /**
+   * Keep an HNSW graph per namespace for the dense half of a search (the default). False for the lexical embedder:
+   * a hybrid query then takes its dense half from the lexical candidates (exact cosines: closer to an exhaustive
+   * scoring than the graph was, hybrid.ts), and writes insert into no graph. A query with no terms, or fewer lexical
+   * candidates than `topK`, scans every vector exactly. Switching it for an existing directory is safe either way:
+   * a graph file is then ignored, or built again from the vectors.
+   */
+  denseGraph?: boolean;
+}
+
+/**
+ * Whether an index serving `embeddings` needs its HNSW graph: neural embeddings do (their cosine carries meaning
+ * lexical candidates would miss, and the lexical weight is 0.3); the local lexical embedder's vectors do not.
+ */
+export function denseGraphFor(embeddings: 'local' | 'openai' | 'pinecone'): boolean {
+  return embeddings !== 'local';
 }
 
 interface OpenNamespace {
@@ -73,6 +89,7 @@ export async function createLocalVectorIndex({
   unloadIdleAfterMs = 0,
   maxUngraphed = 2048,
   graphInBackground = true,
+  denseGraph = true,
 }: LocalVectorIndexOptions): Promise<LocalVectorIndex> {
   mkdirSync(dir, { recursive: true });
   const namespaces = new Map<TenantKey, OpenNamespace>();
@@ -100,11 +117,11 @@ export async function createLocalVectorIndex({
       writeManifest(nsDir, manifest);
     }
     removeOtherGenerations(nsDir, manifest.generation);
-    const store = readSnapshot(nsDir, manifest.generation, manifest.dimension);
+    const store = readSnapshot(nsDir, manifest.generation, manifest.dimension, denseGraph);
     for (const entry of readJournal(journalPath(nsDir, manifest.generation), manifest.dimension)) apply(store, entry);
     // A journal (or a snapshot taken while vectors waited) can leave many outside the graph: all but the bound
     // are inserted now, as before deferral, so the first searches do not scan thousands of vectors.
-    const excess = store.graph.ungraphed.size - maxUngraphed;
+    const excess = store.ungraphedCount - maxUngraphed;
     if (excess > 0) store.insertIntoGraph(excess);
     void graphing.afterWrite(store);
     const journal = openJournal(journalPath(nsDir, manifest.generation));

@@ -1,4 +1,5 @@
 import type { VectorFilter, VectorMatch, VectorMetadata } from '@memgate/core';
+import { cosineTo } from './cosine.ts';
 import { filterEntries, postingKey } from './filter.ts';
 import type { NamespaceStore } from './store.ts';
 
@@ -39,7 +40,7 @@ export function filterTest(store: NamespaceStore, filter: VectorFilter | undefin
  * value has a posting list; the smallest bounds the candidates and the others are membership tests. Few candidates
  * are scanned exactly; many are found by oversampling the graph in proportion to the filter's selectivity and
  * post-filtering, widening a little, then ending in an exact scan, so a selective filter never loses matches the
- * graph did not reach.
+ * graph did not reach. A namespace without a graph (the lexical embedder's, store.ts) is always scanned exactly.
  */
 export function searchDense(
   store: NamespaceStore,
@@ -55,6 +56,11 @@ export function searchDense(
   if (isZero(query.vector)) {
     // Cosine with the zero vector is undefined; it is similar to nothing (usearch would call two zeros identical).
     return searchGraph(store, query.vector, topK, ANY).map((match) => ({ ...match, score: 0 }));
+  }
+  if (!store.graph) {
+    if (entries.length === 0) return exactScan(store, query.vector, topK, store.idToSlot.values(), ANY);
+    const accepts = filterTest(store, query.filter);
+    return accepts ? exactScan(store, query.vector, topK, store.idToSlot.values(), accepts) : [];
   }
   if (entries.length === 0) {
     const matches = searchGraph(store, query.vector, topK, ANY);
@@ -91,17 +97,17 @@ export function searchDense(
  * few thousand, graphing.ts) are scanned exactly, so a vector is found from the moment its write returned.
  */
 function searchGraph(store: NamespaceStore, vector: Float32Array, fetch: number, matches: SlotTest): VectorMatch[] {
-  const found = store.graph.search(vector, fetch);
-  const inverseQuery = inverseNorm(vector);
+  const { graph } = store;
+  if (!graph) return exactScan(store, vector, fetch, store.idToSlot.values(), matches);
+  const found = graph.search(vector, fetch);
+  const cosine = cosineTo(store, vector);
   const scored: Scored[] = [];
   for (let i = 0; i < found.length; i++) {
     const slot = Number(found[i]);
     if (store.slots[slot] === undefined || !matches(slot)) continue;
-    scored.push({ slot, score: exactScore(store, slot, vector, inverseQuery) });
+    scored.push({ slot, score: cosine(slot) });
   }
-  for (const slot of store.graph.ungraphed) {
-    if (matches(slot)) scored.push({ slot, score: exactScore(store, slot, vector, inverseQuery) });
-  }
+  for (const slot of graph.ungraphed) if (matches(slot)) scored.push({ slot, score: cosine(slot) });
   return ranked(store, scored, fetch);
 }
 
@@ -112,11 +118,20 @@ function exactScan(
   slots: Iterable<number>,
   matches: SlotTest,
 ): VectorMatch[] {
-  const inverseQuery = inverseNorm(vector);
-  const scored: Scored[] = [];
+  const cosine = cosineTo(store, vector);
+  let scored: Scored[] = [];
+  // Cut back to the best `topK` whenever 4 times as many are held: a 100k-slot scan (no graph) neither sorts nor
+  // holds them all. Sorting is stable and a later score equal to the floor is dropped, as a full sort would rank it.
+  let floor = Number.NEGATIVE_INFINITY;
   for (const slot of slots) {
     if (store.slots[slot] === undefined || !matches(slot)) continue;
-    scored.push({ slot, score: exactScore(store, slot, vector, inverseQuery) });
+    const score = cosine(slot);
+    if (score <= floor) continue;
+    scored.push({ slot, score });
+    if (scored.length >= 4 * topK + 64) {
+      scored = scored.sort((a, b) => b.score - a.score).slice(0, topK);
+      floor = (scored.at(-1) as Scored).score;
+    }
   }
   return ranked(store, scored, topK);
 }
@@ -124,21 +139,6 @@ function exactScan(
 interface Scored {
   slot: number;
   score: number;
-}
-
-/** Cosine similarity of the stored vector at `slot` with the query, clamped to [0, 1]. */
-export function exactScore(store: NamespaceStore, slot: number, vector: Float32Array, inverseQuery: number): number {
-  const { arena, inverseNorms, dimension } = store;
-  const base = slot * dimension;
-  let dot = 0;
-  for (let i = 0; i < dimension; i++) dot += (arena[base + i] as number) * (vector[i] as number);
-  return clamp(dot * (inverseNorms[slot] as number) * inverseQuery);
-}
-
-export function inverseNorm(vector: Float32Array): number {
-  let squared = 0;
-  for (let i = 0; i < vector.length; i++) squared += (vector[i] as number) * (vector[i] as number);
-  return squared > 0 ? 1 / Math.sqrt(squared) : 0;
 }
 
 /** The best `limit` of `scored`, best first, as matches. */
@@ -153,11 +153,6 @@ function ranked(store: NamespaceStore, scored: Scored[], limit: number): VectorM
 function isZero(vector: Float32Array): boolean {
   for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) return false;
   return true;
-}
-
-function clamp(score: number): number {
-  if (!(score > 0)) return 0; // also NaN (a zero vector) → 0
-  return Math.min(score, 1);
 }
 
 /** Callers get their own copy: mutating a result must not change the index. */

@@ -54,7 +54,7 @@ export function writeManifest(dir: string, manifest: Manifest): void {
  */
 export function writeSnapshot(dir: string, generation: number, store: NamespaceStore): void {
   // Vectors not in the graph yet are in the records and vectors only; loading stages them again (store.loadGraph).
-  if (store.graph.save(graphPath(dir, generation))) syncFile(graphPath(dir, generation));
+  if (store.graph?.save(graphPath(dir, generation))) syncFile(graphPath(dir, generation));
   const slotCount = store.slots.length;
   const vectors = store.arena.subarray(0, slotCount * store.dimension);
   writeDurably(vectorsPath(dir, generation), Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength));
@@ -77,12 +77,15 @@ export function writeSnapshot(dir: string, generation: number, store: NamespaceS
   writeDurably(journalPath(dir, generation), '');
 }
 
-/** Loads generation `generation` (0 has no snapshot: an empty store). */
-export function readSnapshot(dir: string, generation: number, dimension: number): NamespaceStore {
-  if (generation === 0) return new NamespaceStore(dimension);
+/**
+ * Loads generation `generation` (0 has no snapshot: an empty store). `withGraph` false: its graph file, if any, is
+ * not read; true with no graph file (written without one): every vector is staged for insertion, a rebuild.
+ */
+export function readSnapshot(dir: string, generation: number, dimension: number, withGraph = true): NamespaceStore {
+  if (generation === 0) return new NamespaceStore(dimension, undefined, withGraph);
   const file = JSON.parse(readFileSync(recordsPath(dir, generation), 'utf8')) as RecordsFile | RecordsFileV1;
   const { slotCount } = file;
-  const store = new NamespaceStore(dimension, Math.max(1024, slotCount));
+  const store = new NamespaceStore(dimension, Math.max(1024, slotCount), withGraph);
   if ('format' in file && file.format === 2) {
     // The vectors go straight into the arena: no second copy of them, even for a moment.
     readInto(vectorsPath(dir, generation), store.arena.subarray(0, slotCount * dimension));

@@ -19,12 +19,15 @@ export interface SlotInput extends SlotRecord, SlotTerms {}
 
 /**
  * In-memory state of one namespace: the HNSW graph (usearch, keyed by slot number) with the slots not in it yet
- * (graph.ts), a dense copy of the vectors for exact scans, posting lists per metadata value for filters, and the lexical postings of its terms. Slots of deleted vectors are reused.
+ * (graph.ts), a dense copy of the vectors for exact scans, posting lists per metadata value for filters, and the
+ * lexical postings of its terms. Slots of deleted vectors are reused. Without a graph (`withGraph` false: the
+ * lexical embedder's namespaces, where hybrid search takes its dense half from the lexical candidates, hybrid.ts),
+ * writes insert nothing and dense searches scan exactly.
  * Everything here is synchronous, so each call is atomic with respect to other requests on the event loop.
  */
 export class NamespaceStore {
   readonly dimension: number;
-  readonly graph: DeferredGraph;
+  readonly graph: DeferredGraph | undefined;
   readonly slots: (SlotRecord | undefined)[] = [];
   readonly idToSlot = new Map<string, number>();
   readonly postings = new Map<string, Set<number>>();
@@ -39,9 +42,9 @@ export class NamespaceStore {
   /** Scratch of one search, all 0 between searches: which slots it has already scored (hybrid.ts). */
   marks: Uint8Array;
 
-  constructor(dimension: number, capacity = 1024) {
+  constructor(dimension: number, capacity = 1024, withGraph = true) {
     this.dimension = dimension;
-    this.graph = new DeferredGraph(dimension);
+    this.graph = withGraph ? new DeferredGraph(dimension) : undefined;
     this.arena = new Float32Array(capacity * dimension);
     this.inverseNorms = new Float32Array(capacity);
     this.marks = new Uint8Array(capacity);
@@ -78,13 +81,18 @@ export class NamespaceStore {
     batch.forEach((item, i) => {
       const slot = slots[i] as number;
       this.place(slot, item, item.values, chains[i]);
-      this.graph.stage(slot, replacing.has(slot));
+      this.graph?.stage(slot, replacing.has(slot));
     });
   }
 
   /** Inserts up to `limit` of the vectors written since into the graph, oldest first; how many it inserted. */
   insertIntoGraph(limit: number): number {
-    return this.graph.insert(limit, (slot) => this.vectorAt(slot));
+    return this.graph?.insert(limit, (slot) => this.vectorAt(slot)) ?? 0;
+  }
+
+  /** Live vectors written since and not in the graph yet (none without a graph). */
+  get ungraphedCount(): number {
+    return this.graph?.ungraphed.size ?? 0;
   }
 
   delete(ids: readonly string[]): void {
@@ -97,7 +105,7 @@ export class NamespaceStore {
     for (const slot of slots) {
       const id = (this.slots[slot] as SlotRecord).id;
       this.unlinkPostings(slot);
-      this.graph.drop(slot);
+      this.graph?.drop(slot);
       this.idToSlot.delete(id);
       this.slots[slot] = undefined;
       this.free.push(slot);
@@ -134,8 +142,10 @@ export class NamespaceStore {
    * holding slots that are not live is rebuilt from the live vectors (the records are the truth).
    */
   loadGraph(path: string): void {
+    const { graph } = this;
+    if (!graph) return; // a graph an earlier run saved is not read: this namespace searches without one
     const live = [...this.idToSlot.values()];
-    if (!this.graph.load(path, live)) this.graph.rebuild(live, (slot) => this.vectorAt(slot));
+    if (!graph.load(path, live)) graph.rebuild(live, (slot) => this.vectorAt(slot));
   }
 
   vectorAt(slot: number): Float32Array {
