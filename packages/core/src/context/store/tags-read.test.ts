@@ -68,3 +68,35 @@ describe('search: tenants that found nothing', () => {
     }
   });
 });
+
+describe('search: the tag read beside the index query', () => {
+  it('is on its way before the index query takes the thread', async () => {
+    const s = setup({ confirms: true, cacheBytes: 0 });
+    const calls: string[] = [];
+    const store = s.process({
+      wrap: (repository) => ({
+        ...repository,
+        // As the AWS SDK's send does: the request reaches the socket only after a chain of promise jobs and a
+        // process.nextTick (Node's HTTP client gives a request its socket in one).
+        readGenerations: async (tenants) => {
+          for (let i = 0; i < 30; i++) await null;
+          await new Promise((sent) => process.nextTick(sent));
+          calls.push('tags sent');
+          return repository.readGenerations(tenants);
+        },
+      }),
+      wrapIndex: (index) => ({
+        ...index,
+        query: (namespace, query) => {
+          calls.push('index');
+          return index.query(namespace, query);
+        },
+      }),
+    });
+    await store.add(alice, { source: 'wiki', documents: [{ fileName: 'kite.txt', content: documentAbout('kite') }] });
+    calls.length = 0;
+    expect(ids(await search(store, 'kite note'))).toHaveLength(1);
+    // The index query is synchronous work: run before the read is sent, it would delay the round trip by its length.
+    expect(calls).toEqual(['tags sent', 'index', 'index', 'index']);
+  });
+});
