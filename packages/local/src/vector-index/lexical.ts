@@ -231,10 +231,11 @@ export class LexicalPostings {
     const { scores, norms, state, ownTerms, lengths, touched, walk } = this;
     const context = this.walkContext();
     let touchedCount = 0;
-    // Each slot's score is summed over the query's terms in query order, so it does not depend on posting order.
+    // Scores summed in query order (not posting order), over slots owning a query term: no other slot can match.
+    walk.markOwners(weighted, context);
     for (const [posting, weight] of weighted) {
       const share = weight / ceiling;
-      walk.walk(posting, context);
+      walk.walk(posting, context, false, true);
       const { slots, frequencies } = walk;
       for (let i = 0; i < walk.count; i++) {
         const slot = slots[i] as number;
