@@ -67,7 +67,7 @@ export function readLexicalFile(path: string, lexical: LexicalPostings, slotCoun
     }
     const frequencies =
       version === 1 ? new Float64Array(0) : input.read(new Float64Array(input.read(new Uint32Array(1))[0] as number));
-    function* terms(): Generator<[number, Int32Array, Uint16Array | Float64Array, number | undefined]> {
+    function* terms(): Generator<[number, Int32Array<ArrayBuffer>, Uint16Array | Float64Array, number | undefined]> {
       const header = new Uint32Array((version as number) + 1); // term, count, then kind (2), then what it holds (3)
       for (let i = 0; i < (termCount as number); i++) {
         const [term, count, kind, heldUnits] = input.read(header) as unknown as [number, number, number?, number?];

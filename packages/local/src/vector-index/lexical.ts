@@ -351,7 +351,9 @@ export class LexicalPostings {
   restore(
     lengths: Float64Array,
     frequencies: Float64Array,
-    terms: Iterable<[term: number, slots: Int32Array, frequencies: Uint16Array | Float64Array, heldUnits?: number]>,
+    terms: Iterable<
+      [term: number, slots: Int32Array<ArrayBuffer>, frequencies: Uint16Array | Float64Array, heldUnits?: number]
+    >,
     chains?: SnapshotChains,
   ): void {
     this.ensureCapacity(lengths.length);
@@ -364,8 +366,8 @@ export class LexicalPostings {
       if (held instanceof Uint16Array && held.some((code) => code >= this.table.size)) {
         throw new Error('lexical snapshot has a frequency code beyond its table');
       }
-      this.postings.set(term, TermPostings.of(slots, held, this.table, heldUnits));
       for (const slot of slots) perSlot[slot] = (perSlot[slot] as number) + 1;
+      this.postings.set(term, TermPostings.of(slots, held, this.table, heldUnits)); // takes `slots` over
       this.livePostings += slots.length;
     }
     if (chains) this.chains.restore(chains, lengths.length, this.epochs);

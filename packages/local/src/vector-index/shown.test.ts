@@ -151,6 +151,7 @@ describe('local vector index: reading the shown texts back', () => {
     const parse = JSON.parse;
     // Sampled at each line read (one put of 1,000 texts, ~1 MiB): what the reading holds besides that line.
     const spy = vi.spyOn(JSON, 'parse').mockImplementation((line: string) => {
+      collectGarbage(); // what is still held, not what awaits collection
       most = Math.max(most, process.memoryUsage().arrayBuffers - before);
       return parse(line);
     });
@@ -164,6 +165,7 @@ describe('local vector index: reading the shown texts back', () => {
     reopened.confirm([{ id: 'c31-999', text: `${text}31-999`, tag: 'e:1' }]);
     expect(reopened.confirmedOf('c31-999')).toEqual({ text: `${text}31-999`, tag: 'e:1' });
     reopened.close();
-    expect(most / 2 ** 20).toBeLessThan(8);
+    // A line, its copies while parsed, and the previous ones while their memory is being freed: not the file's 33 MiB.
+    expect(most / 2 ** 20).toBeLessThan(16);
   });
 });
