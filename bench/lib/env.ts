@@ -54,6 +54,12 @@ export interface BenchEnv {
   close(): Promise<void>;
 }
 
+/** The MALLOC_* variables of the bench's own environment, for the server process (its environment is explicit). */
+const mallocSettingsOf = (env: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('MALLOC_') && !!entry[1]),
+  );
+
 const stopOf = (part: object): (() => Promise<void>) =>
   'stop' in part ? (part as { stop(): Promise<void> }).stop : (part as { close(): Promise<void> }).close;
 
@@ -119,7 +125,11 @@ export async function startBenchEnv({
       startUpstreamStub({ behavior: { reply: 'The quarterly invoice was paid and the refund went out on Monday.' } }),
       startTimedStreamStub({ chunks: timedStubChunks, intervalMs: timedStubIntervalMs }),
       startPortkey(),
-      startServerChild(serverEnv),
+      // A/B of the server process's own settings (bench/README.md): V8 flags, and glibc malloc's variables.
+      startServerChild(
+        { ...serverEnv, ...mallocSettingsOf(process.env) },
+        (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      ),
     ] as const);
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) {

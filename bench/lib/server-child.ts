@@ -1,12 +1,13 @@
 /**
  * Child-process entry of the benchmark: runs the local server (the DynamoDB at DYNAMODB_ENDPOINT, or its own DynamoDB
  * Local without it; the embedded index under DATA_DIR) and answers the parent over IPC, so the server's CPU and memory are its own, apart from the load
- * generator's. Messages in: `{ type: 'rss' }`, `{ type: 'stop' }`, `{ type: 'profile-start' }`, `{ type: 'profile-stop' }`,
+ * generator's. Messages in: `{ type: 'rss' }`, `{ type: 'memory' }` (answered `{ type: 'memory', memory }`), `{ type: 'stop' }`, `{ type: 'profile-start' }`, `{ type: 'profile-stop' }`,
  * `{ type: 'settle' }`. Out: `{ type: 'ready', url, dynamoEndpoint }`, `{ type: 'rss', rss }`, `{ type: 'profile', profile }`,
  * `{ type: 'settled' }` (the work requests left behind is done),
  * `{ type: 'error', message }`.
  */
 import { Session } from 'node:inspector/promises';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { loadConfig } from '@memgate/adapters';
 import { createJsonLogger } from '@memgate/http';
 import { startLocalServer } from '@memgate/local/server';
@@ -36,11 +37,23 @@ async function stopProfile(): Promise<void> {
   send({ type: 'profile', profile });
 }
 
+/** Where this process's memory is (the memory area's notes): V8's heap by space, array buffers, the rest. */
+function memoryBreakdown() {
+  const usage = process.memoryUsage();
+  const spaces = Object.fromEntries(
+    getHeapSpaceStatistics()
+      .filter((space) => space.physical_space_size > 0)
+      .map((space) => [space.space_name, { size: space.physical_space_size, used: space.space_used_size }]),
+  );
+  return { ...usage, spaces };
+}
+
 try {
   const config = loadConfig(process.env);
   const running = await startLocalServer(config, createJsonLogger({ level: config.LOG_LEVEL }));
   process.on('message', (message: { type?: string }) => {
     if (message.type === 'rss') send({ type: 'rss', rss: process.memoryUsage().rss });
+    if (message.type === 'memory') send({ type: 'memory', memory: memoryBreakdown() });
     if (message.type === 'settle') void running.settled().then(() => send({ type: 'settled' }));
     if (message.type === 'profile-start') void startProfile().then(() => send({ type: 'profiling' }));
     if (message.type === 'profile-stop') void stopProfile();

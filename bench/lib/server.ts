@@ -10,6 +10,8 @@ export interface ServerChild {
   pid: number;
   /** The server process's resident set size, in bytes (DynamoDB Local's JVM is a separate process, not counted). */
   rss(): Promise<number>;
+  /** Where the server's memory is: process.memoryUsage() and V8's heap spaces (resident bytes and used bytes). */
+  memory(): Promise<MemoryBreakdown>;
   /** Resolves once the work the server's requests left behind is done (vectors graphed, captures stored). */
   settled(): Promise<void>;
   /** Starts V8's sampling profiler in the server process (its main thread), for `stopProfile`. */
@@ -19,9 +21,14 @@ export interface ServerChild {
   stop(): Promise<void>;
 }
 
+export interface MemoryBreakdown extends NodeJS.MemoryUsage {
+  spaces: Record<string, { size: number; used: number }>;
+}
+
 type ChildMessage =
   | { type: 'ready'; url: string; dynamoEndpoint: string }
   | { type: 'rss'; rss: number }
+  | { type: 'memory'; memory: MemoryBreakdown }
   | { type: 'profiling' }
   | { type: 'settled' }
   | { type: 'profile'; profile: CpuProfile | undefined }
@@ -67,6 +74,9 @@ export async function startServerChild(env: Record<string, string>, nodeFlags: s
       const bytes = processRss(child.pid as number);
       if (bytes !== undefined) return bytes;
       return (await ask({ type: 'rss' }, 'rss')).rss;
+    },
+    async memory() {
+      return (await ask({ type: 'memory' }, 'memory')).memory;
     },
     async settled() {
       await ask({ type: 'settle' }, 'settled');
