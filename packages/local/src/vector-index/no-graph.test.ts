@@ -202,3 +202,32 @@ describe('local vector index without a graph (the lexical embedder)', () => {
     expect(await Promise.all(queries.map((query) => again.query(NAMESPACE, query)))).toEqual(before);
   });
 });
+
+describe('local vector index: a query vector of zeros', () => {
+  it.each([
+    ['with a graph', {}],
+    ['without a graph', noGraph],
+  ])('keeps its filter and scores 0 (%s)', async (_, options) => {
+    const index = await openIndex(freshDir('memgate-zero-'), undefined, options);
+    const random = generator(4);
+    await index.upsert(
+      NAMESPACE,
+      Array.from({ length: 40 }, (_, i) => ({
+        id: `v${i}`,
+        values: Float32Array.from({ length: DIMENSION }, () => random() - 0.5),
+        metadata: metadata(`doc-${i % 4}`, i % 2 === 0 ? 'external' : 'internal'),
+      })),
+    );
+    const zero = new Float32Array(DIMENSION);
+    for (const filter of [{ scopes: 'external' }, { documentId: 'doc-1' }]) {
+      const found = await index.query(NAMESPACE, { vector: zero, topK: 10, filter });
+      expect(found).toHaveLength(10);
+      for (const match of found) {
+        expect(match.score).toBe(0);
+        expect(filter.scopes ? match.metadata.scopes : [match.metadata.documentId]).toContain(
+          filter.scopes ?? filter.documentId,
+        );
+      }
+    }
+  });
+});

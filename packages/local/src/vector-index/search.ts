@@ -54,15 +54,14 @@ export function searchDense(
   if (!(topK > 0)) return []; // also NaN
   const entries = filterEntries(query.filter);
   if (isZero(query.vector)) {
-    // Cosine with the zero vector is undefined; it is similar to nothing (usearch would call two zeros identical).
-    return searchGraph(store, query.vector, topK, ANY).map((match) => ({ ...match, score: 0 }));
-  }
-  if (!store.graph) {
-    if (entries.length === 0) return exactScan(store, query.vector, topK, store.idToSlot.values(), ANY);
+    // Cosine with the zero vector is undefined; it is similar to nothing (usearch would call two zeros identical):
+    // the first `topK` slots the filter passes, each scoring 0. (The filter was once skipped here: a text with no
+    // token, embedded as zeros, found chunks outside the scopes it asked for.)
     const accepts = filterTest(store, query.filter);
     return accepts ? exactScan(store, query.vector, topK, store.idToSlot.values(), accepts) : [];
   }
   if (entries.length === 0) {
+    if (!store.graph) return exactScan(store, query.vector, topK, store.idToSlot.values(), ANY);
     const matches = searchGraph(store, query.vector, topK, ANY);
     return matches.length >= topK ? matches : exactScan(store, query.vector, topK, store.idToSlot.values(), ANY);
   }
@@ -74,6 +73,7 @@ export function searchDense(
   ];
   // Scans walk the candidates, so only the other lists need testing; graph results must pass every list.
   const inOthers: SlotTest = others.length === 0 ? ANY : (slot) => others.every((set) => set.has(slot));
+  if (!store.graph) return exactScan(store, query.vector, topK, candidates, inOthers);
   const matches: SlotTest = (slot) => candidates.has(slot) && inOthers(slot);
   // Expected matches among `fetch` graph results ≈ fetch × selectivity (at most candidates/live); ask for twice that.
   let fetch = Math.min(live, Math.ceil((topK * live * 2) / candidates.size) + topK);
