@@ -15,7 +15,7 @@ import {
   MAX_BUNDLE_BYTES,
   RUNTIME_SDK_FUNCTIONS,
 } from '../../scripts/build.ts';
-import { buildTestBundles } from '../support/bundles.ts';
+import { BUNDLES_HOOK_TIMEOUT_MS, buildTestBundles } from '../support/bundles.ts';
 
 // Files read from beside a bundle on first use (scripts/build.ts SIDECARS), never at a cold start's import (test/lambda/
 // cold-start.test.ts serves every first event without them): the 1 MB budget, a cold-start budget, counts index.mjs.
@@ -39,7 +39,7 @@ function sidecarsOf(name: string): string[] {
 let built: Awaited<ReturnType<typeof buildTestBundles>>;
 beforeAll(async () => {
   built = await buildTestBundles();
-}, 120_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 afterAll(() => built?.remove());
 
 describe('Lambda bundles', () => {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigSchema, TABLE_KEYS, tableDefinition } from '@memgate/adapters';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildTestBundles } from '../support/bundles.ts';
+import { BUNDLES_HOOK_TIMEOUT_MS, buildTestBundles } from '../support/bundles.ts';
 import { installRecordingSst, type Recorded, recorded, routes } from './recording-sst.ts';
 
 // Every route of the spec (section 4) and the function that must serve it: API Gateway for the context store,
@@ -59,7 +59,7 @@ beforeAll(async () => {
   app = config.app({ stage: 'prod' });
   outputs = await config.run();
   built = await buildTestBundles();
-}, 120_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 
 afterAll(() => {
   vi.unstubAllEnvs();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLES_HOOK_TIMEOUT_MS } from '../support/bundles.ts';
 import { httpEvent, invokeStreaming, type StreamingHandler } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { type LambdaHarness, startLambdaHarness } from './harness.ts';
@@ -11,7 +12,7 @@ beforeAll(async () => {
   harness = await startLambdaHarness();
   chat = await harness.handlerOf<StreamingHandler>('chat-stream');
   token = await tokenFor('alice', { scope: 'chat context:read context:write' });
-}, 120_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 
 afterAll(() => harness?.close());
 

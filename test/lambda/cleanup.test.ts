@@ -5,6 +5,7 @@ import { createDynamoSessionRepository } from '../../packages/adapters/src/dynam
 import { createLexicalEmbedder } from '../../packages/adapters/src/embedders/lexical/index.ts';
 import { createPineconeVectorIndex } from '../../packages/adapters/src/pinecone/index.ts';
 import { vectorItemOf } from '../../packages/core/src/cleanup/vectors.ts';
+import { BUNDLES_HOOK_TIMEOUT_MS } from '../support/bundles.ts';
 import { lambdaContext } from '../support/lambda.ts';
 import { contextRepositoryFor, type LambdaHarness, PINECONE_KEY, startLambdaHarness } from './harness.ts';
 
@@ -77,7 +78,7 @@ beforeAll(async () => {
   cleanup = await harness.handlerOf<CleanupHandler>('cleanup');
   repository = contextRepositoryFor(harness.table);
   vectors = createPineconeVectorIndex({ apiKey: PINECONE_KEY, indexName: 'memgate', host: harness.pinecone.url });
-}, 120_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 
 afterAll(() => harness?.close());
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaScenarios, measureColdStart } from '../../bench/cold-start.ts';
 import { functionNames, SIDECARS } from '../../scripts/build.ts';
+import { BUNDLES_HOOK_TIMEOUT_MS } from '../support/bundles.ts';
 import { httpEvent } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { type LambdaHarness, startLambdaHarness } from './harness.ts';
@@ -22,7 +23,7 @@ let harness: LambdaHarness;
 
 beforeAll(async () => {
   harness = await startLambdaHarness();
-}, 120_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 afterAll(() => harness?.close());
 
 describe('measureColdStart', () => {

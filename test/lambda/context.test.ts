@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLES_HOOK_TIMEOUT_MS } from '../support/bundles.ts';
 import { type ApiResult, httpEvent, lambdaContext } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { type LambdaHarness, startLambdaHarness } from './harness.ts';
@@ -16,7 +17,7 @@ beforeAll(async () => {
     handlers[name] = await harness.handlerOf<ApiHandler>(name);
   }
   token = await tokenFor('alice', { scope: 'context:read context:write context:delete' });
-}, 120_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 
 afterAll(() => harness?.close());
 

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../packages/http/src/docs/document.ts';
 import { scalarStandalonePath } from '../../packages/local/src/docs.ts';
-import { buildTestBundles, type TestBundles } from '../support/bundles.ts';
+import { BUNDLES_HOOK_TIMEOUT_MS, buildTestBundles, type TestBundles } from '../support/bundles.ts';
 import { type ApiResult, httpEvent, importBundle, lambdaContext } from '../support/lambda.ts';
 import { refsOf } from '../support/openapi-refs.ts';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   built = await buildTestBundles();
   Object.assign(process.env, { MEMGATE_PROXY_URL: PROXY_URL, MEMGATE_CHAT_URL: CHAT_URL });
   handler = (await importBundle(join(built.dir, 'docs', 'index.mjs'))).handler as unknown as ApiHandler;
-}, 180_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 afterAll(() => built?.remove());
 
 const get = (path: string, headers: Record<string, string> = {}) =>

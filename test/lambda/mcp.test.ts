@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLES_HOOK_TIMEOUT_MS } from '../support/bundles.ts';
 import { type ApiResult, httpEvent, lambdaContext } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { type LambdaHarness, startLambdaHarness } from './harness.ts';
@@ -18,7 +19,7 @@ const invocations: { method: string; status: number }[] = [];
 beforeAll(async () => {
   harness = await startLambdaHarness();
   handler = await harness.handlerOf<UrlHandler>('mcp');
-}, 120_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 afterAll(() => harness?.close());
 
 /**

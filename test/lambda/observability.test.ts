@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BUNDLES_HOOK_TIMEOUT_MS } from '../support/bundles.ts';
 import { type ApiResult, httpEvent, invokeStreaming, lambdaContext, type StreamingHandler } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   upstream = await startUpstreamStub();
   harness = await startLambdaHarness({ LOG_LEVEL: 'info', PROXY_ALLOW_PRIVATE_TARGETS: 'true' });
   token = await tokenFor('olivia');
-}, 120_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
   await harness?.close();

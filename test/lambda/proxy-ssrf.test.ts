@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLES_HOOK_TIMEOUT_MS } from '../support/bundles.ts';
 import { httpEvent, invokeStreaming, type StreamingHandler } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   harness = await startLambdaHarness(); // private targets refused, as deployed
   proxy = await harness.handlerOf<StreamingHandler>('proxy');
   token = await tokenFor('alice');
-}, 120_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
   await harness?.close();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLES_HOOK_TIMEOUT_MS } from '../support/bundles.ts';
 import { httpEvent, invokeStreaming, type StreamingHandler } from '../support/lambda.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
@@ -15,7 +16,7 @@ beforeAll(async () => {
   harness = await startLambdaHarness({ PROXY_ALLOW_PRIVATE_TARGETS: 'true' });
   proxy = await harness.handlerOf<StreamingHandler>('proxy');
   token = await tokenFor('alice');
-}, 120_000);
+}, BUNDLES_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
   await harness?.close();

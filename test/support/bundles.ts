@@ -14,6 +14,11 @@ export interface TestBundles {
 
 const REPORT = 'bundles.json';
 const BUILD_WAIT_MS = 180_000;
+/**
+ * For a hook that waits for the bundles: the wait above plus what the hook does after it. Under a full `npm test`
+ * on 2 cores, one esbuild run per function takes well over a minute (a 120 s hook timed out in CI).
+ */
+export const BUNDLES_HOOK_TIMEOUT_MS = BUILD_WAIT_MS + 60_000;
 
 function readReport(dir: string): BundleReport[] | undefined {
   try {
