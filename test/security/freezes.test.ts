@@ -1,3 +1,4 @@
+import { loadTokenizer } from '@memgate/core/history/tokenizer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deeplyNested, randomProse, toolMessages, unspacedWord } from '../load/abuse.ts';
 import { measureLoopHold } from '../support/event-loop.ts';
@@ -22,7 +23,10 @@ beforeAll(async () => {
   stub = await startUpstreamStub();
   h = await startSecurityHarness();
   token = await tokenFor('fay', { scope: ALL_SCOPES });
-  // The tokenizer's table loads on first use (a one-time cost, not the request's): load it here.
+  // The tokenizer's table loads on first use (a one-time cost, not the request's; the local server loads it before it
+  // listens): load it here. A short request no longer counts tokens (an upper bound shows it fits), so it is not
+  // enough on its own.
+  loadTokenizer();
   await h.request('POST', ROUTE_B, {
     token,
     body: { model: 'memgate/default', messages: [{ role: 'user', content: 'warm up' }] },

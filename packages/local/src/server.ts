@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { type Config, createDocumentClient, createServices, ensureTable } from '@memgate/adapters';
 import { systemClock } from '@memgate/core';
+import { loadTokenizer } from '@memgate/core/history/tokenizer';
 import {
   type AppDeps,
   createApp,
@@ -77,6 +78,8 @@ export async function startLocalServer(
     // MCP (DESIGN.md section 5a) over the same context store. Mounted here, not in createApp: the `@memgate/http`
     // barrel that every Lambda imports must not reach the MCP SDK (it would add ~200 KB to each bundle).
     app.route('/', createMcpApp({ verifier, logger, store: services.context.store }));
+    // Before the first request, not inside it: the proxy's and the chat's token counts need the encoder.
+    loadTokenizer();
     const server = await new Promise<Server>((ready) => {
       const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '127.0.0.1' }, () => ready(s as Server));
     });

@@ -16,6 +16,15 @@ function tokenizer(): Tokenizer {
   return loaded;
 }
 
+/**
+ * Builds the encoder now. For a long-running server: building it is ~0.2-0.8 s of one core that blocks the event
+ * loop, so a server does it before it listens rather than inside its first request that counts tokens (where every
+ * request in flight would wait for it: test/security/freezes.test.ts).
+ */
+export function loadTokenizer(): void {
+  tokenizer();
+}
+
 export const countTokens: Tokenizer['countTokens'] = (...args) => tokenizer().countTokens(...args);
 export const encode: Tokenizer['encode'] = (...args) => tokenizer().encode(...args);
 export const decode: Tokenizer['decode'] = (...args) => tokenizer().decode(...args);
