@@ -9,7 +9,7 @@ const root = join(import.meta.dirname, '..');
 /** Runs `npm start`'s entry with `env`; it is expected to refuse to start. */
 function refusedStart(env: NodeJS.ProcessEnv): { status: number; stderr: string } {
   try {
-    execFileSync(process.execPath, ['--import', 'tsx', 'packages/local/src/main.ts'], {
+    execFileSync(process.execPath, ['packages/local/src/start.mjs'], {
       cwd: root,
       env: { ...env, PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'memgate-refused-')) },
       encoding: 'utf8',

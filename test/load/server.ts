@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
+import { serverEnvironment } from '../../packages/local/src/start.mjs';
 
 // The local server as a user runs it (`npm start`: packages/local/src/main.ts in its own Node process), bound to
 // 127.0.0.1 on a free port, with its resident memory sampled from /proc while the load runs.
@@ -85,7 +86,7 @@ export async function startServerChild(env: Record<string, string>, startTimeout
     : [];
   const child: ChildProcess = spawn(process.execPath, [...profiling, '--import', 'tsx', 'packages/local/src/main.ts'], {
     cwd: root,
-    env: { ...inherited, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: serverEnvironment({ ...inherited, PORT: '0', LOG_LEVEL: 'warn', ...env }), // as start.mjs sets it
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
