@@ -104,7 +104,7 @@ describe('measureColdStart', () => {
     expect((await measureColdStart(bundle, event, { env: { ...asInLambda, ...none } })).statusCode).toBe(500);
   }, 60_000);
 
-  it('serves every first event without the files read on first use (the 1 MB budget counts index.mjs alone)', async () => {
+  it('serves every first event without the sidecars read on first use (the 1 MB budget counts index.mjs and its static chunks)', async () => {
     // The tokenizer table (reports are estimated; the first request's history fits by upper bounds), undici's
     // parser (the default model answers without an upstream) and Scalar's script (the page's first fetch is the
     // document): none of them is read at a cold start.
