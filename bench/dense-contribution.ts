@@ -11,21 +11,14 @@
  * `npx tsx bench/dense-contribution.ts [vectors=10000] [queries=300]`.
  */
 import { createLexicalEmbedder } from '@memgate/adapters/embedders/lexical/index';
-import {
-  chunkTerms,
-  DEFAULT_LEXICAL_WEIGHT,
-  neighbourOffsets,
-  queryTermFrequencies,
-  speakerTermIdsOf,
-  type VectorItem,
-  type VectorQuery,
-} from '@memgate/core';
+import { DEFAULT_LEXICAL_WEIGHT, queryTermFrequencies, type VectorQuery } from '@memgate/core';
 import { cosineTo } from '@memgate/local/vector-index/cosine';
 import { DeferredGraph } from '@memgate/local/vector-index/graph';
 import { searchNamespace } from '@memgate/local/vector-index/hybrid';
 import { filterTest } from '@memgate/local/vector-index/search';
 import { NamespaceStore } from '@memgate/local/vector-index/store';
 import { paragraph, queryText } from './lib/corpus.ts';
+import { corpusItems } from './lib/corpus-items.ts';
 
 const size = Number(process.argv[2] ?? 10_000);
 const queryCount = Number(process.argv[3] ?? 300);
@@ -39,28 +32,7 @@ let upsertMs = 0;
 for (let offset = 0; offset < size; offset += BATCH) {
   const texts = Array.from({ length: Math.min(BATCH, size - offset) }, (_, i) => paragraph(offset + i));
   const vectors = await embedder.embed(texts, 'document');
-  const terms = chunkTerms(texts);
-  const offsets = neighbourOffsets(texts.length);
-  const items: VectorItem[] = vectors.map((values, i) => ({
-    id: `chunk-${offset + i}`,
-    values,
-    ...terms[i],
-    chain: {
-      neighbours: offsets[i]?.offsets.map((at) => `chunk-${offset + i + at}`) ?? [],
-      weights: offsets[i]?.weights ?? [],
-      unlent: speakerTermIdsOf(texts[i] as string),
-    },
-    metadata: {
-      documentId: `doc-${Math.floor((offset + i) / 10)}`,
-      userId: 'user-1',
-      scopes: [(offset + i) % 10 === 0 ? 'external' : 'internal'],
-      source: 'bench',
-      fileName: 'bench.txt',
-      docType: 'txt',
-      contextType: 'resource',
-      tags: [],
-    },
-  }));
+  const items = corpusItems(texts, vectors, offset);
   const started = performance.now();
   store.upsert(items);
   upsertMs += performance.now() - started;

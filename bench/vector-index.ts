@@ -13,17 +13,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLexicalEmbedder } from '@memgate/adapters/embedders/lexical/index';
-import {
-  chunkTerms,
-  DEFAULT_LEXICAL_WEIGHT,
-  neighbourOffsets,
-  queryTermFrequencies,
-  speakerTermIdsOf,
-  type VectorItem,
-  type VectorQuery,
-} from '@memgate/core';
+import { DEFAULT_LEXICAL_WEIGHT, queryTermFrequencies, type VectorQuery } from '@memgate/core';
 import { createLocalVectorIndex } from '@memgate/local/vector-index/index';
 import { paragraph, queryText } from './lib/corpus.ts';
+import { corpusItems } from './lib/corpus-items.ts';
 
 const denseGraph = process.argv.includes('--graph');
 
@@ -42,32 +35,7 @@ async function run(size: number, hybridOnly: boolean, chains: boolean): Promise<
   for (let offset = 0; offset < size; offset += BATCH) {
     const texts = Array.from({ length: Math.min(BATCH, size - offset) }, (_, i) => paragraph(offset + i));
     const vectors = await embedder.embed(texts, 'document');
-    const terms = chunkTerms(texts);
-    const offsets = neighbourOffsets(texts.length);
-    const items: VectorItem[] = vectors.map((values, i) => ({
-      id: `chunk-${offset + i}`,
-      values,
-      ...terms[i],
-      ...(chains
-        ? {
-            chain: {
-              neighbours: offsets[i]?.offsets.map((at) => `chunk-${offset + i + at}`) ?? [],
-              weights: offsets[i]?.weights ?? [],
-              unlent: speakerTermIdsOf(texts[i] as string),
-            },
-          }
-        : {}),
-      metadata: {
-        documentId: `doc-${Math.floor((offset + i) / 10)}`,
-        userId: 'user-1',
-        scopes: [(offset + i) % 10 === 0 ? 'external' : 'internal'],
-        source: 'bench',
-        fileName: 'bench.txt',
-        docType: 'txt',
-        contextType: 'resource',
-        tags: [],
-      },
-    }));
+    const items = corpusItems(texts, vectors, offset, chains);
     const upsertStarted = performance.now();
     await index.upsert('user:bench', items);
     upsertMs += performance.now() - upsertStarted;
