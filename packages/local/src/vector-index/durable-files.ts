@@ -7,6 +7,19 @@ export function writeAll(fd: number, data: Buffer): void {
   while (written < data.length) written += writeSync(fd, data, written, data.length - written);
 }
 
+/**
+ * Reads `length` bytes of the file at `position` into the start of `into` (readSync may read less than asked);
+ * throws `shortFile` if the file ends first.
+ */
+export function readAllAt(fd: number, into: Buffer, length: number, position: number, shortFile: string): void {
+  let filled = 0;
+  while (filled < length) {
+    const read = readSync(fd, into, filled, length - filled, position + filled);
+    if (read === 0) throw new Error(shortFile);
+    filled += read;
+  }
+}
+
 export function syncFile(path: string): void {
   const fd = openSync(path, 'r');
   try {

@@ -1,6 +1,6 @@
-import { closeSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync } from 'node:fs';
 import type { SparseValues, VectorChain, VectorItem, VectorMetadata } from '@memgate/core';
-import { writeAll } from './durable-files.ts';
+import { readAllAt, writeAll } from './durable-files.ts';
 
 /** One logged batch: what `upsert` or `delete` was called with. */
 export type JournalEntry = { op: 'upsert'; items: VectorItem[] } | { op: 'delete'; ids: string[] };
@@ -67,13 +67,13 @@ export function* readJournal(path: string, dimension: number): Generator<Journal
     let data = Buffer.allocUnsafe(64 * 1024);
     let offset = 0;
     while (offset + 8 <= size) {
-      readAt(fd, data, 8, offset);
+      readAllAt(fd, data, 8, offset, SHORT_FILE);
       const jsonLength = data.readUInt32LE(0);
       const binaryBytes = data.readUInt32LE(4);
       const length = 8 + jsonLength + binaryBytes;
       if (offset + length > size) break;
       if (data.length < length) data = Buffer.allocUnsafe(Math.max(length, data.length * 2));
-      readAt(fd, data, length, offset);
+      readAllAt(fd, data, length, offset, SHORT_FILE);
       const header = JSON.parse(data.toString('utf8', 8, 8 + jsonLength)) as Header;
       if (header.op === 'delete') yield header;
       else yield { op: 'upsert', items: itemsOf(header, data, 8 + jsonLength, dimension) };
@@ -85,15 +85,7 @@ export function* readJournal(path: string, dimension: number): Generator<Journal
   }
 }
 
-/** Reads `length` bytes of the file at `position` into the start of `into`. */
-function readAt(fd: number, into: Buffer, length: number, position: number): void {
-  let filled = 0;
-  while (filled < length) {
-    const read = readSync(fd, into, filled, length - filled, position + filled);
-    if (read === 0) throw new Error('journal: file shorter than its size');
-    filled += read;
-  }
-}
+const SHORT_FILE = 'journal: file shorter than its size';
 
 type Header =
   | { op: 'delete'; ids: string[] }

@@ -1,6 +1,6 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { forEachLine, readJsonIfPresent, replaceFile, writeAll } from './durable-files.ts';
+import { forEachLine, readAllAt, readJsonIfPresent, replaceFile, writeAll } from './durable-files.ts';
 
 /**
  * One change to a namespace's shown texts (shown.ts): `put` sets or clears texts (and clears their confirmations),
@@ -72,12 +72,7 @@ export class ShownFile {
   /** `bytes` bytes of the current file from `at`, as UTF-8. */
   read(at: number, bytes: number): string {
     const out = Buffer.allocUnsafe(bytes);
-    let filled = 0;
-    while (filled < bytes) {
-      const read = readSync(this.readFd, out, filled, bytes - filled, at + filled);
-      if (read === 0) throw new Error('shown texts: file shorter than expected');
-      filled += read;
-    }
+    readAllAt(this.readFd, out, bytes, at, 'shown texts: file shorter than expected');
     return out.toString('utf8');
   }
 
