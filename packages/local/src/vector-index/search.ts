@@ -1,6 +1,7 @@
 import type { VectorFilter, VectorMatch, VectorMetadata } from '@memgate/core';
 import { cosineTo } from './cosine.ts';
 import { filterEntries, postingKey } from './filter.ts';
+import type { DeferredGraph } from './graph.ts';
 import type { NamespaceStore } from './store.ts';
 
 /** Above this many multiply-adds (~1 ms) an exact scan of the filter's candidates is never chosen up front. */
@@ -60,9 +61,10 @@ export function searchDense(
     const accepts = filterTest(store, query.filter);
     return accepts ? exactScan(store, query.vector, topK, store.idToSlot.values(), accepts) : [];
   }
+  const { graph } = store;
   if (entries.length === 0) {
-    if (!store.graph) return exactScan(store, query.vector, topK, store.idToSlot.values(), ANY);
-    const matches = searchGraph(store, query.vector, topK, ANY);
+    if (!graph) return exactScan(store, query.vector, topK, store.idToSlot.values(), ANY);
+    const matches = searchGraph(store, graph, query.vector, topK, ANY);
     return matches.length >= topK ? matches : exactScan(store, query.vector, topK, store.idToSlot.values(), ANY);
   }
   const postings = entries.map(([field, value]) => store.postings.get(postingKey(field, value)));
@@ -73,7 +75,7 @@ export function searchDense(
   ];
   // Scans walk the candidates, so only the other lists need testing; graph results must pass every list.
   const inOthers: SlotTest = others.length === 0 ? ANY : (slot) => others.every((set) => set.has(slot));
-  if (!store.graph) return exactScan(store, query.vector, topK, candidates, inOthers);
+  if (!graph) return exactScan(store, query.vector, topK, candidates, inOthers);
   const matches: SlotTest = (slot) => candidates.has(slot) && inOthers(slot);
   // Expected matches among `fetch` graph results ≈ fetch × selectivity (at most candidates/live); ask for twice that.
   let fetch = Math.min(live, Math.ceil((topK * live * 2) / candidates.size) + topK);
@@ -82,7 +84,7 @@ export function searchDense(
     return exactScan(store, query.vector, topK, candidates, inOthers);
   }
   for (let round = 0; ; round++) {
-    const found = searchGraph(store, query.vector, fetch, matches);
+    const found = searchGraph(store, graph, query.vector, fetch, matches);
     if (found.length >= topK) return found.slice(0, topK);
     if (fetch >= live || round >= WIDENINGS) break;
     fetch = Math.min(live, fetch * 4);
@@ -96,9 +98,13 @@ export function searchDense(
  * from the float32 copy, so the similarity band sees true cosines. The vectors waiting for the graph (a bounded
  * few thousand, graphing.ts) are scanned exactly, so a vector is found from the moment its write returned.
  */
-function searchGraph(store: NamespaceStore, vector: Float32Array, fetch: number, matches: SlotTest): VectorMatch[] {
-  const { graph } = store;
-  if (!graph) return exactScan(store, vector, fetch, store.idToSlot.values(), matches);
+function searchGraph(
+  store: NamespaceStore,
+  graph: DeferredGraph,
+  vector: Float32Array,
+  fetch: number,
+  matches: SlotTest,
+): VectorMatch[] {
   const found = graph.search(vector, fetch);
   const cosine = cosineTo(store, vector);
   const scored: Scored[] = [];
