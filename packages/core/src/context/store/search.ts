@@ -90,8 +90,9 @@ export async function searchContext(
   // every hide acknowledged before it) and alongside the embedding and the index query, not after them; for tenants
   // whose last search here found nothing, only once a match comes back (tags-read.ts).
   const noTags = Promise.resolve(new Map<TenantKey, GenerationTag>());
-  const eager = needsTags(deps, cache) && !tenants.every((tenant) => quiet?.has(tenant));
-  const tags = needsTags(deps, cache) ? tagsRead(deps.repository, tenants, { eager }) : () => noTags;
+  const withTags = needsTags(deps, cache);
+  const eager = withTags && !tenants.every((tenant) => quiet?.has(tenant));
+  const tags = withTags ? tagsRead(deps.repository, tenants, { eager }) : () => noTags;
   // A client (the AWS SDK's) sends the read only after a chain of promise jobs; the index query is synchronous CPU
   // (1.5 ms at 10k chunks), so run first it would delay the round trip by its whole length. One turn of the event
   // loop lets the read reach the wire first, and the index query then runs during the round trip (issue 17).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ContextRepository } from '../ports.ts';
+import type { ContextRepository, VectorIndex } from '../ports.ts';
 import { alice, documentAbout, ids, search, setup } from './test-processes.ts';
 
 // A search whose tenant held nothing last time reads the generation tags only once a match comes back (tags-read.ts):
@@ -12,6 +12,17 @@ function countingTags(reads: string[][]) {
     readGenerations: (tenants) => {
       reads.push([...tenants]);
       return repository.readGenerations(tenants);
+    },
+  });
+}
+
+/** The process's index, noting each query as 'index' in `calls`. */
+function loggingQueries(calls: string[]) {
+  return (index: VectorIndex): VectorIndex => ({
+    ...index,
+    query: (namespace, query) => {
+      calls.push('index');
+      return index.query(namespace, query);
     },
   });
 }
@@ -51,13 +62,7 @@ describe('search: tenants that found nothing', () => {
           return repository.readGenerations(tenants);
         },
       }),
-      wrapIndex: (index) => ({
-        ...index,
-        query: (namespace, query) => {
-          calls.push('index');
-          return index.query(namespace, query);
-        },
-      }),
+      wrapIndex: loggingQueries(calls),
     });
     await store.add(alice, { source: 'wiki', documents: [{ fileName: 'kite.txt', content: documentAbout('kite') }] });
     for (const _ of [1, 2]) {
@@ -85,13 +90,7 @@ describe('search: the tag read beside the index query', () => {
           return repository.readGenerations(tenants);
         },
       }),
-      wrapIndex: (index) => ({
-        ...index,
-        query: (namespace, query) => {
-          calls.push('index');
-          return index.query(namespace, query);
-        },
-      }),
+      wrapIndex: loggingQueries(calls),
     });
     await store.add(alice, { source: 'wiki', documents: [{ fileName: 'kite.txt', content: documentAbout('kite') }] });
     calls.length = 0;
