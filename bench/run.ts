@@ -1,8 +1,9 @@
 /**
- * `npm run bench` (`-- --quick` for a short run; `-- --reseed` to seed the corpora even when cached; `-- --only=proxy,search`
- * for some areas and `-- --sizes=1000` for other corpus sizes, both for working on the benchmark, the report then
- * lacks figures): every benchmark on the
- * local server in one go, then bench/RESULTS.md, bench/results.json and the plots. See bench/README.md.
+ * `npm run bench` (`-- --quick` for a short run; `-- --reseed` to seed the corpora even when cached; `-- --reuse-corpus`
+ * to restore the latest cached corpora whatever code seeded them; `-- --only=proxy,search` for some areas and
+ * `-- --sizes=1000` for other corpus sizes, both for working on the benchmark, the report then lacks figures): every
+ * benchmark on the local server in one go, then bench/RESULTS.md, bench/results.json and the plots. See
+ * bench/README.md.
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -54,8 +55,17 @@ async function main(): Promise<void> {
   log(
     `${quick ? 'quick' : 'full'} run: corpora of ${sizes.join(', ')} chunks (seeded, or restored when cached), then the local server`,
   );
-  const env = await startBenchEnv({ quick, sizes, reseed: process.argv.includes('--reseed') });
-  const seeded = env.seed.cached ? 'restored the cached corpora of' : 'seeded';
+  const env = await startBenchEnv({
+    quick,
+    sizes,
+    reseed: process.argv.includes('--reseed'),
+    reuse: process.argv.includes('--reuse-corpus'),
+  });
+  const seeded = env.seed.seededBy
+    ? `restored corpora seeded by other code (${env.seed.seededBy}) of`
+    : env.seed.cached
+      ? 'restored the cached corpora of'
+      : 'seeded';
   log(
     `${seeded} ${env.seed.chunks} chunks (seeding took ${env.seed.seconds.toFixed(1)} s); server at ${env.server.url}`,
   );

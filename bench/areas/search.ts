@@ -105,7 +105,7 @@ export async function searchArea(env: BenchEnv): Promise<AreaResult> {
     figures,
     notes: [
       `Each corpus belongs to its own user (its own tenant); queries are 5 of the less common words of one chunk (bench/lib/corpus.ts), top_k 10, band [0, 1], so every search returns 10 results (checked). Latency: ${perTarget} searches per corpus at concurrency 1 after a warm-up, in bursts rotating over the corpora; throughput: ${env.quick ? 3 : 6} s at 16 connections per corpus (autocannon).`,
-      `Corpora seeded in-process through the real context store before the server started: ${env.seed.chunks} chunks in ${round(env.seed.seconds)} s (${Math.round(env.seed.chunksPerSecond)} chunks/s, 1,000-chunk adds, 4 at a time)${env.seed.cached ? '; this run restored the copy that an earlier run of the same code seeded' : ''}.`,
+      `Corpora seeded in-process through the real context store before the server started: ${env.seed.chunks} chunks in ${round(env.seed.seconds)} s (${Math.round(env.seed.chunksPerSecond)} chunks/s, 1,000-chunk adds, 4 at a time)${seedingNote(env.seed)}.`,
       ...(missing.length > 0 ? [`Not measured in this run (--quick): ${missing.map(label).join(', ')} chunks.`] : []),
     ],
     series: Object.fromEntries(
@@ -115,4 +115,11 @@ export async function searchArea(env: BenchEnv): Promise<AreaResult> {
       ]),
     ),
   };
+}
+
+/** Where the measured corpora came from, when not seeded by this run. */
+function seedingNote(seed: BenchEnv['seed']): string {
+  if (seed.seededBy)
+    return `; this run restored corpora that other code seeded (--reuse-corpus, cache ${seed.seededBy})`;
+  return seed.cached ? '; this run restored the copy that an earlier run of the same code seeded' : '';
 }

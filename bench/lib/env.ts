@@ -6,7 +6,7 @@ import { createDocumentClient } from '@memgate/adapters';
 import { type DynamoLocal, startDynamoLocal } from '@memgate/local/dynamo-local';
 import { signLocalToken } from '@memgate/local/token';
 import { startUpstreamStub, type UpstreamStub } from '../../test/support/upstream-stub.ts';
-import { corpusKey, restoreCorpus, saveCorpus } from './corpus-cache.ts';
+import { corpusKey, latestCorpusKey, restoreCorpus, saveCorpus } from './corpus-cache.ts';
 import { type PortkeyGateway, startPortkey } from './portkey.ts';
 import { RssLog } from './rss.ts';
 import { type CorpusSpec, type SeedReport, seedCorpora } from './seed.ts';
@@ -36,8 +36,11 @@ export interface BenchEnv {
   documentClient: DynamoDBDocumentClient;
   /** The seeded corpora, smallest first. */
   corpora: Corpus[];
-  /** How the corpora were seeded; `cached` when restored from an earlier run of the same code. */
-  seed: SeedReport & { cached: boolean };
+  /**
+   * How the corpora were seeded; `cached` when restored from an earlier run, `seededBy` the cache key of the other
+   * code that seeded them when `--reuse-corpus` restored those.
+   */
+  seed: SeedReport & { cached: boolean; seededBy?: string };
   /** The server's RSS at points of the run (idle after start, under each load). */
   rss: RssLog;
   /** The test suite's OpenAI-compatible stub (non-streaming answers). */
@@ -76,11 +79,14 @@ export async function startBenchEnv({
   quick,
   sizes,
   reseed = false,
+  reuse = false,
 }: {
   quick: boolean;
   sizes: number[];
   /** Seed even when a corpus of the same code is cached. */
   reseed?: boolean;
+  /** Restore the latest cached corpora of these sizes even when other code seeded them (corpus-cache.ts). */
+  reuse?: boolean;
 }): Promise<BenchEnv> {
   const corpora = [...sizes].sort((a, b) => a - b).map((size) => ({ size, chunks: size, user: corpusUser(size) }));
   const parent = process.env.BENCH_DATA_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
@@ -100,14 +106,16 @@ export async function startBenchEnv({
     // measures search reading every hit's rows, for a before/after on the same corpus and machine.
     ...(process.env.SEARCH_CACHE_MB === undefined ? {} : { SEARCH_CACHE_MB: process.env.SEARCH_CACHE_MB }),
   });
-  const key = corpusKey(corpora.map((corpus) => corpus.size));
+  const sizesOf = corpora.map((corpus) => corpus.size);
+  const ownKey = corpusKey(sizesOf);
+  const key = reuse && !reseed ? (latestCorpusKey(sizesOf) ?? ownKey) : ownKey;
   const cached = reseed ? undefined : restoreCorpus<SeedReport>(key, dataDir);
   let dynamo = await startDynamoLocal({ dataDir });
   let documentClient: DynamoDBDocumentClient | undefined;
   try {
-    let seed: SeedReport & { cached: boolean };
+    let seed: BenchEnv['seed'];
     if (cached) {
-      seed = { ...cached, cached: true };
+      seed = { ...cached, cached: true, ...(key === ownKey ? {} : { seededBy: key }) };
     } else {
       const fresh = await seedCorpora(serverEnvOf(dynamo.endpoint), corpora);
       // DynamoDB Local stopped (its files complete) and the vector index closed: the DATA_DIR can be copied.
