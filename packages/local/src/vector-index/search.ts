@@ -2,6 +2,7 @@ import type { VectorFilter, VectorMatch, VectorMetadata } from '@memgate/core';
 import { cosineTo } from './cosine.ts';
 import { filterEntries, postingKey } from './filter.ts';
 import type { DeferredGraph } from './graph.ts';
+import type { SlotSet } from './slot-set.ts';
 import type { NamespaceStore } from './store.ts';
 
 /** Above this many multiply-adds (~1 ms) an exact scan of the filter's candidates is never chosen up front. */
@@ -27,13 +28,10 @@ export function filterTest(store: NamespaceStore, filter: VectorFilter | undefin
   const entries = filterEntries(filter);
   const postings = entries.map(([field, value]) => store.postings.get(postingKey(field, value)));
   if (postings.some((set) => set === undefined)) return undefined;
-  const narrowing = (postings as Set<number>[]).filter((set) => set.size < store.size);
+  const narrowing = (postings as SlotSet[]).filter((set) => set.size < store.size).map((set) => set.test());
   if (narrowing.length === 0) return ANY;
-  if (narrowing.length === 1) {
-    const [only] = narrowing as [Set<number>];
-    return (slot) => only.has(slot);
-  }
-  return (slot) => narrowing.every((set) => set.has(slot));
+  if (narrowing.length === 1) return narrowing[0] as SlotTest;
+  return (slot) => narrowing.every((test) => test(slot));
 }
 
 /**

@@ -4,6 +4,7 @@ import { postingKeysOf } from './filter.ts';
 import { DeferredGraph } from './graph.ts';
 import { LexicalPostings, type SlotTerms } from './lexical.ts';
 import type { SlotChain } from './slot-chains.ts';
+import { SlotSet } from './slot-set.ts';
 
 /**
  * One stored vector's identity; its values live in the arena at `slot * dimension`, its terms only in the lexical
@@ -30,7 +31,7 @@ export class NamespaceStore {
   readonly graph: DeferredGraph | undefined;
   readonly slots: (SlotRecord | undefined)[] = [];
   readonly idToSlot = new Map<string, number>();
-  readonly postings = new Map<string, Set<number>>();
+  readonly postings = new Map<string, SlotSet>();
   readonly lexical = new LexicalPostings();
   private readonly free: number[] = [];
   /** Metadata shared by slots with equal metadata (a document's chunks), with how many slots use it. */
@@ -179,7 +180,7 @@ export class NamespaceStore {
     for (const key of postingKeysOf(record.metadata)) {
       const set = this.postings.get(key);
       if (set) set.add(slot);
-      else this.postings.set(key, new Set([slot]));
+      else this.postings.set(key, new SlotSet([slot]));
     }
   }
 
