@@ -5,8 +5,8 @@ import { type LoadOptions, runLoad } from '../lib/load.ts';
 import { type AreaResult, atMost, type Budget, type Figure, figure } from '../lib/results.ts';
 import { round, type Summary, summarize } from '../lib/stats.ts';
 
-/** Issue 3's search budgets (p50) by corpus size. */
-const BUDGETS: Record<number, Budget> = { 10000: atMost(5, '#3'), 100000: atMost(20, '#3') };
+/** The search budgets (p50) by corpus size: issue 3's at 10k; at 100k issue 17's (≤ 5 ms, where issue 3 asked ≤ 20). */
+const BUDGETS: Record<number, Budget> = { 10000: atMost(5, '#3'), 100000: atMost(5, '#17') };
 
 /** Distinct queries (more than any run sends to one corpus): a search of whatever the user types, top 10 asked. */
 const QUERIES = Array.from({ length: 1024 }, (_, i) =>
