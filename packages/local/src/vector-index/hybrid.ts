@@ -1,6 +1,6 @@
 import type { VectorMatch, VectorMetadata, VectorQuery } from '@memgate/core';
 import { BestFirst } from './best-first.ts';
-import { cosineTo } from './cosine.ts';
+import { cosineBounds } from './cosine.ts';
 import type { LexicalMatches } from './lexical.ts';
 import { ANY, copy, filterTest, searchDense } from './search.ts';
 import { speakerFactors, UNATTRIBUTED } from './speakers.ts';
@@ -82,7 +82,12 @@ interface Fusion {
   limited?: boolean;
 }
 
-/** The best `topK` fused scores over the dense top and the lexical matches that could reach them, best first. */
+/**
+ * The best `topK` fused scores over the dense top and the lexical matches that could reach them, best first. Scores
+ * come as intervals from the cosine's bounds (cosine.ts: exact for float32 vectors); a decision an interval leaves
+ * open makes the entries that could change it exact first (`settle`), so every decision, and the top, are those of
+ * exact scores, to the bit.
+ */
 function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[] {
   const { weight, topK, dense, denseFloor, attribution } = fusion;
   const { slots, count, scores: lexical } = fusion.lexical;
@@ -92,19 +97,35 @@ function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[
   for (const match of dense) {
     const slot = store.idToSlot.get(match.id) as number;
     chosen[slot] = 1;
-    fused.push({ slot, value: attribution(slot) * ((1 - weight) * match.score + weight * (lexical[slot] as number)) });
+    const value = attribution(slot) * ((1 - weight) * match.score + weight * (lexical[slot] as number));
+    fused.push({ slot, value, high: value });
   }
   try {
     const best = new TopScores(topK, fused);
-    const cosine = cosineTo(store, query.vector);
+    const cosine = cosineBounds(store, query.vector);
+    const fusedOf = (slot: number, cos: number) =>
+      attribution(slot) * ((1 - weight) * cos + weight * (lexical[slot] as number));
     const score = (slot: number) => {
       chosen[slot] = 1;
-      const value = attribution(slot) * ((1 - weight) * cosine(slot) + weight * (lexical[slot] as number));
-      fused.push({ slot, value });
-      best.offer(value);
+      cosine.bound(slot);
+      const entry = { slot, value: fusedOf(slot, cosine.low), high: fusedOf(slot, cosine.high) };
+      fused.push(entry);
+      best.offer(entry);
+    };
+    /** Makes exact every entry that could be at or above the top's last; returns the top's exact last. */
+    const settle = () => {
+      const floor = best.floor;
+      for (const entry of fused) {
+        if (entry.high >= floor && entry.value !== entry.high) {
+          entry.value = entry.high = fusedOf(entry.slot, cosine.exact(entry.slot));
+        }
+      }
+      best.reset(fused);
+      return best.floor;
     };
     // The best lexical matches first (they set a floor), then only those whose bound can still reach it, best first.
     for (const slot of bestByLexical(slots, count, lexical, chosen, topK)) score(slot);
+    // From the floor's lower bound: it may open more than the exact floor would, never fewer.
     const reach = (best.floor - (1 - weight) * denseFloor) / weight;
     const open: number[] = [];
     for (let i = 0; i < count; i++) {
@@ -114,13 +135,15 @@ function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[
     const bestFirst = new BestFirst(open, lexical);
     let left = (fusion.limit ?? Number.POSITIVE_INFINITY) - Math.min(topK, count);
     for (let slot = bestFirst.next(); slot >= 0; slot = bestFirst.next()) {
-      if (weight * (lexical[slot] as number) + (1 - weight) * denseFloor < best.floor) break;
+      const bound = weight * (lexical[slot] as number) + (1 - weight) * denseFloor;
+      if (bound < best.floor || (bound < best.highFloor && bound < settle())) break;
       if (left-- <= 0) {
         fusion.limited = true;
         break;
       }
       score(slot);
     }
+    settle(); // the entries left inexact are below `topK` exact ones: they sort after them
   } finally {
     for (const { slot } of fused) chosen[slot] = 0;
   }
@@ -144,7 +167,9 @@ const SMALL_SCAN = 250_000;
 
 interface Fused {
   slot: number;
+  /** The fused score, or its lower bound while `high` is above it (exact once they are equal). */
   value: number;
+  high: number;
 }
 
 /** The `limit` unchosen matched slots with the highest lexical match, best first (ties: the earlier match first). */
@@ -171,26 +196,39 @@ function bestByLexical(
   return kept;
 }
 
-/** The `size` highest scores seen; `floor` is the lowest of them once there are `size` (else −∞). */
+/**
+ * The `size` highest lower bounds and the `size` highest upper bounds of the scores seen: `floor` and `highFloor` are
+ * the lowest of each once there are `size` (else −∞), so the top's exact last lies between them.
+ */
 class TopScores {
-  private readonly scores: number[];
+  private lows: number[] = [];
+  private highs: number[] = [];
   constructor(
     private readonly size: number,
     initial: readonly Fused[],
   ) {
-    this.scores = initial
-      .map((entry) => entry.value)
-      .sort((a, b) => b - a)
-      .slice(0, size);
+    this.reset(initial);
   }
   get floor(): number {
-    return this.scores.length >= this.size ? (this.scores.at(-1) as number) : Number.NEGATIVE_INFINITY;
+    return this.lows.length >= this.size ? (this.lows.at(-1) as number) : Number.NEGATIVE_INFINITY;
   }
-  offer(score: number): void {
-    if (this.scores.length >= this.size && score <= this.floor) return;
-    let at = this.scores.findIndex((other) => other < score);
-    if (at < 0) at = this.scores.length;
-    this.scores.splice(at, 0, score);
-    if (this.scores.length > this.size) this.scores.pop();
+  get highFloor(): number {
+    return this.highs.length >= this.size ? (this.highs.at(-1) as number) : Number.NEGATIVE_INFINITY;
+  }
+  reset(entries: readonly Fused[]): void {
+    const top = (values: number[]) => values.sort((a, b) => b - a).slice(0, this.size);
+    this.lows = top(entries.map((entry) => entry.value));
+    this.highs = top(entries.map((entry) => entry.high));
+  }
+  offer(entry: Fused): void {
+    this.insert(this.lows, entry.value);
+    this.insert(this.highs, entry.high);
+  }
+  private insert(scores: number[], score: number): void {
+    if (scores.length >= this.size && score <= (scores.at(-1) as number)) return;
+    let at = scores.findIndex((other) => other < score);
+    if (at < 0) at = scores.length;
+    scores.splice(at, 0, score);
+    if (scores.length > this.size) scores.pop();
   }
 }

@@ -147,6 +147,7 @@ export async function createLocalVectorIndex({
       if (now - state.usedAt < unloadIdleAfterMs) continue;
       state.journal.close();
       state.shown.close();
+      state.store.close();
       graphing.forget(state.store); // what may still wait for the graph is in the journal, staged again on reload
       namespaces.delete(namespace);
       unloaded++;
@@ -266,6 +267,7 @@ export async function createLocalVectorIndex({
         if (state.journal.bytes > 0) snapshot(state);
         state.journal.close();
         state.shown.close();
+        state.store.close();
       }
       namespaces.clear();
     },

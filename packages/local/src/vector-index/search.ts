@@ -1,5 +1,5 @@
 import type { VectorFilter, VectorMatch, VectorMetadata } from '@memgate/core';
-import { cosineTo } from './cosine.ts';
+import { cosineBounds, cosineTo } from './cosine.ts';
 import { filterEntries, postingKey } from './filter.ts';
 import type { DeferredGraph } from './graph.ts';
 import type { SlotSet } from './slot-set.ts';
@@ -115,6 +115,11 @@ function searchGraph(
   return ranked(store, scored, fetch);
 }
 
+/**
+ * The best `topK` of `slots` by exact cosine, as a stable sort of all of them would rank them. Scores come as
+ * intervals (cosine.ts: exact for float32 vectors); only those whose interval reaches the `topK`-th best lower bound
+ * are made exact at the end, so compact vectors read few exact values (compact-vectors.ts).
+ */
 function exactScan(
   store: NamespaceStore,
   vector: Float32Array,
@@ -122,22 +127,40 @@ function exactScan(
   slots: Iterable<number>,
   matches: SlotTest,
 ): VectorMatch[] {
-  const cosine = cosineTo(store, vector);
-  let scored: Scored[] = [];
-  // Cut back to the best `topK` whenever 4 times as many are held: a 100k-slot scan (no graph) neither sorts nor
-  // holds them all. Sorting is stable and a later score equal to the floor is dropped, as a full sort would rank it.
+  const cosine = cosineBounds(store, vector);
+  let scored: Bounded[] = [];
+  // Cut back to those that can still reach the top whenever enough are held: a 100k-slot scan (no graph) neither
+  // sorts nor holds them all. A later slot whose upper bound is at most the `topK`-th best lower bound is dropped:
+  // at least `topK` earlier ones score as much, and a stable sort ranks them first.
   let floor = Number.NEGATIVE_INFINITY;
+  let cutAt = 4 * topK + 64;
   for (const slot of slots) {
     if (store.slots[slot] === undefined || !matches(slot)) continue;
-    const score = cosine(slot);
-    if (score <= floor) continue;
-    scored.push({ slot, score });
-    if (scored.length >= 4 * topK + 64) {
-      scored = scored.sort((a, b) => b.score - a.score).slice(0, topK);
-      floor = (scored.at(-1) as Scored).score;
+    cosine.bound(slot);
+    if (cosine.high <= floor) continue;
+    scored.push({ slot, score: cosine.low, high: cosine.high });
+    if (scored.length >= cutAt) {
+      floor = lowestOfTop(scored, topK);
+      scored = scored.filter((entry) => entry.high >= floor);
+      cutAt = Math.max(cutAt, 2 * scored.length);
     }
   }
+  const last = scored.length >= topK ? lowestOfTop(scored, topK) : Number.NEGATIVE_INFINITY;
+  for (const entry of scored) {
+    if (entry.high >= last && entry.score !== entry.high) entry.score = entry.high = cosine.exact(entry.slot);
+  }
   return ranked(store, scored, topK);
+}
+
+/** The `topK`-th highest lower bound of `scored` (it holds at least `topK`). */
+function lowestOfTop(scored: readonly Bounded[], topK: number): number {
+  const lows = scored.map((entry) => entry.score).sort((a, b) => b - a);
+  return lows[topK - 1] as number;
+}
+
+/** A scored slot whose cosine lies in [score, high] (exact once they are equal). */
+interface Bounded extends Scored {
+  high: number;
 }
 
 interface Scored {

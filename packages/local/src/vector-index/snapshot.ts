@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TenantKey, VectorMetadata } from '@memgate/core';
 import { readJsonIfPresent, replaceFile, syncFile, writeDurably } from './durable-files.ts';
@@ -56,8 +56,7 @@ export function writeSnapshot(dir: string, generation: number, store: NamespaceS
   // Vectors not in the graph yet are in the records and vectors only; loading stages them again (store.loadGraph).
   if (store.graph?.save(graphPath(dir, generation))) syncFile(graphPath(dir, generation));
   const slotCount = store.slots.length;
-  const vectors = store.arena.subarray(0, slotCount * store.dimension);
-  writeDurably(vectorsPath(dir, generation), Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength));
+  store.vectors.save(vectorsPath(dir, generation), slotCount);
   writeLexicalFile(lexicalPath(dir, generation), store.lexical, slotCount);
   syncFile(lexicalPath(dir, generation));
   const metadata: VectorMetadata[] = [];
@@ -75,6 +74,8 @@ export function writeSnapshot(dir: string, generation: number, store: NamespaceS
   const file: RecordsFile = { format: 2, slotCount, metadata, records };
   writeDurably(recordsPath(dir, generation), JSON.stringify(file));
   writeDurably(journalPath(dir, generation), '');
+  // Complete and durable: compact vectors read their exact values from it from now on (the old file goes next).
+  store.vectors.savedTo(vectorsPath(dir, generation));
 }
 
 /**
@@ -87,8 +88,7 @@ export function readSnapshot(dir: string, generation: number, dimension: number,
   const { slotCount } = file;
   const store = new NamespaceStore(dimension, Math.max(1024, slotCount), withGraph);
   if ('format' in file && file.format === 2) {
-    // The vectors go straight into the arena: no second copy of them, even for a moment.
-    readInto(vectorsPath(dir, generation), store.arena.subarray(0, slotCount * dimension));
+    store.vectors.load(vectorsPath(dir, generation), slotCount);
     for (const [slot, id, position] of file.records) {
       store.restoreInPlace(slot, { id, metadata: file.metadata[position] as VectorMetadata });
     }
@@ -105,22 +105,6 @@ export function readSnapshot(dir: string, generation: number, dimension: number,
   store.collectFreeSlots(slotCount);
   store.loadGraph(graphPath(dir, generation));
   return store;
-}
-
-/** Reads a file's bytes into `target` (its whole length; a shorter file leaves the rest zero). */
-function readInto(path: string, target: Float32Array): void {
-  const bytes = new Uint8Array(target.buffer, target.byteOffset, target.byteLength);
-  const fd = openSync(path, 'r');
-  try {
-    let filled = 0;
-    while (filled < bytes.length) {
-      const read = readSync(fd, bytes, filled, bytes.length - filled, filled);
-      if (read === 0) break;
-      filled += read;
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Removes the files of every generation but `keep` (older ones, and a newer one a crash left unfinished). */

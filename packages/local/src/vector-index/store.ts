@@ -1,10 +1,12 @@
 import type { VectorItem, VectorMetadata } from '@memgate/core';
 import { resolveChains } from './chain.ts';
+import { CompactVectors } from './compact-vectors.ts';
 import { postingKeysOf } from './filter.ts';
 import { DeferredGraph } from './graph.ts';
 import { LexicalPostings, type SlotTerms } from './lexical.ts';
 import type { SlotChain } from './slot-chains.ts';
 import { SlotSet } from './slot-set.ts';
+import { FloatVectors, type SlotVectors } from './vectors.ts';
 
 /**
  * One stored vector's identity; its values live in the arena at `slot * dimension`, its terms only in the lexical
@@ -20,10 +22,11 @@ export interface SlotInput extends SlotRecord, SlotTerms {}
 
 /**
  * In-memory state of one namespace: the HNSW graph (usearch, keyed by slot number) with the slots not in it yet
- * (graph.ts), a dense copy of the vectors for exact scans, posting lists per metadata value for filters, and the
+ * (graph.ts), the vectors for exact scores (vectors.ts), posting lists per metadata value for filters, and the
  * lexical postings of its terms. Slots of deleted vectors are reused. Without a graph (`withGraph` false: the
  * lexical embedder's namespaces, where hybrid search takes its dense half from the lexical candidates, hybrid.ts),
- * writes insert nothing and dense searches scan exactly.
+ * writes insert nothing, dense searches scan exactly, and the vectors are held in 8 bits, their exact values read
+ * back only for the candidates that could reach a search's top (compact-vectors.ts).
  * Everything here is synchronous, so each call is atomic with respect to other requests on the event loop.
  */
 export class NamespaceStore {
@@ -37,17 +40,16 @@ export class NamespaceStore {
   /** Metadata shared by slots with equal metadata (a document's chunks), with how many slots use it. */
   private readonly sharedMetadata = new Map<string, SharedMetadata>();
   private lastInterned: SharedMetadata | undefined;
-  arena: Float32Array;
-  /** 1/‖v‖ per slot (0 for the zero vector), so exact scans cost one dot product. */
-  inverseNorms: Float32Array;
+  readonly vectors: SlotVectors;
   /** Scratch of one search, all 0 between searches: which slots it has already scored (hybrid.ts). */
   marks: Uint8Array;
 
-  constructor(dimension: number, capacity = 1024, withGraph = true) {
+  /** `compact` (the default without a graph): 8-bit vectors (compact-vectors.ts); the graph inserts from float32. */
+  constructor(dimension: number, capacity = 1024, withGraph = true, compact = !withGraph) {
+    if (withGraph && compact) throw new Error('a namespace with a graph keeps its vectors as float32');
     this.dimension = dimension;
     this.graph = withGraph ? new DeferredGraph(dimension) : undefined;
-    this.arena = new Float32Array(capacity * dimension);
-    this.inverseNorms = new Float32Array(capacity);
+    this.vectors = compact ? new CompactVectors(dimension, capacity) : new FloatVectors(dimension, capacity);
     this.marks = new Uint8Array(capacity);
   }
 
@@ -120,16 +122,21 @@ export class NamespaceStore {
   }
 
   /**
-   * Restores a slot whose values a snapshot already read into the arena (`reserve` first) and whose terms it gives
+   * Restores a slot whose values a snapshot already loaded (`vectors.load`, after `reserve`) and whose terms it gives
    * the lexical postings as a whole (`lexical.restore`).
    */
   restoreInPlace(slot: number, record: SlotRecord): void {
-    this.index(slot, record, this.vectorAt(slot));
+    this.index(slot, record);
   }
 
-  /** Makes room for `slots` slots, so a snapshot can read its vectors straight into the arena. */
+  /** Makes room for `slots` slots, so a snapshot can load its vectors in place. */
   reserve(slots: number): void {
     this.ensureCapacity(slots);
+  }
+
+  /** Releases what the vectors hold open (the snapshot file compact vectors read from). */
+  close(): void {
+    this.vectors.close();
   }
 
   /** After restoring: every slot below the highest used one that is empty becomes free. */
@@ -149,8 +156,9 @@ export class NamespaceStore {
     if (!graph.load(path, live)) graph.rebuild(live, (slot) => this.vectorAt(slot));
   }
 
+  /** A slot's exact values (a scratch buffer for compact vectors: valid until the next call). */
   vectorAt(slot: number): Float32Array {
-    return this.arena.subarray(slot * this.dimension, (slot + 1) * this.dimension);
+    return this.vectors.read(slot);
   }
 
   private place(
@@ -164,16 +172,13 @@ export class NamespaceStore {
         `vector for '${input.id}' has dimension ${values.length}, this namespace holds ${this.dimension}`,
       );
     }
-    this.arena.set(values, slot * this.dimension);
+    this.vectors.set(slot, values);
     this.lexical.add(slot, input, chain, input.chain?.unlent);
-    this.index(slot, input, values);
+    this.index(slot, input);
   }
 
-  /** Records slot `slot` (values already in the arena): its norm, identity and metadata postings. */
-  private index(slot: number, { id, metadata }: SlotRecord, values: Float32Array): void {
-    let squared = 0;
-    for (let i = 0; i < values.length; i++) squared += (values[i] as number) * (values[i] as number);
-    this.inverseNorms[slot] = squared > 0 ? 1 / Math.sqrt(squared) : 0;
+  /** Records slot `slot` (its values already set): its identity and metadata postings. */
+  private index(slot: number, { id, metadata }: SlotRecord): void {
     const record: SlotRecord = { id, metadata: this.intern(metadata) };
     this.slots[slot] = record;
     this.idToSlot.set(id, slot);
@@ -228,18 +233,9 @@ export class NamespaceStore {
   }
 
   private ensureCapacity(slots: number): void {
-    const capacity = this.inverseNorms.length;
-    if (slots <= capacity) return;
-    // A quarter more, not double: the arena is most of a namespace's memory (2 KB a slot at 512 dimensions), and a
-    // 100k-slot tenant loaded exactly to size would otherwise take 200 MB more for its first new vector.
-    const next = Math.max(slots, capacity + Math.max(1024, Math.ceil(capacity / 4)));
-    const arena = new Float32Array(next * this.dimension);
-    arena.set(this.arena);
-    const norms = new Float32Array(next);
-    norms.set(this.inverseNorms);
-    this.arena = arena;
-    this.inverseNorms = norms;
-    this.marks = new Uint8Array(next);
+    if (slots <= this.marks.length) return;
+    this.vectors.reserve(slots); // a quarter more (vectors.ts grownCapacity)
+    this.marks = new Uint8Array(this.vectors.inverseNorms.length);
   }
 }
 
