@@ -5,7 +5,14 @@ import type { Confirmation, Page, TenantKey, VectorIndex, VectorItem } from '@me
 import { collectGarbage } from './collect-garbage.ts';
 import { BackgroundGraphing } from './graphing.ts';
 import { searchNamespace } from './hybrid.ts';
-import { encodeEntry, type JournalEntry, type JournalWriter, openJournal, readJournal } from './journal.ts';
+import {
+  encodeEntry,
+  type JournalEntry,
+  type JournalWriter,
+  openJournal,
+  RecordBuffer,
+  readJournal,
+} from './journal.ts';
 import { ShownTexts } from './shown.ts';
 import {
   journalPath,
@@ -94,6 +101,8 @@ export async function createLocalVectorIndex({
   mkdirSync(dir, { recursive: true });
   const namespaces = new Map<TenantKey, OpenNamespace>();
   const graphing = new BackgroundGraphing({ maxUngraphed, background: graphInBackground });
+  // Every commit encodes its journal record here: the record is written before the next one is encoded.
+  const records = new RecordBuffer();
   let closed = false;
   const unloader = unloadIdleAfterMs > 0 ? startUnloader() : undefined;
 
@@ -164,7 +173,7 @@ export async function createLocalVectorIndex({
 
   /** Write-ahead: journal first, then memory. */
   function commit(state: OpenNamespace, entry: JournalEntry): void {
-    state.journal.append(encodeEntry(entry, state.manifest.dimension));
+    state.journal.append(encodeEntry(entry, state.manifest.dimension, records));
     apply(state.store, entry);
     const vectorBytes = state.store.size * state.manifest.dimension * 4;
     if (state.journal.bytes >= Math.max(snapshotAfterBytes, vectorBytes / 2)) snapshot(state);

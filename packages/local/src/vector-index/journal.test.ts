@@ -5,7 +5,7 @@ import { chunkTerms, type VectorItem } from '@memgate/core';
 import { describe, expect, it } from 'vitest';
 import { metadataFor } from '../../../../test/conformance/vector-index.ts';
 import { collectGarbage } from './collect-garbage.ts';
-import { encodeEntry, type JournalEntry, readJournal } from './journal.ts';
+import { encodeEntry, type JournalEntry, RecordBuffer, readJournal } from './journal.ts';
 
 const DIMENSION = 8;
 const texts = ['pottery class on sunday', 'violin recital at the harbour', 'sunday market'];
@@ -42,6 +42,23 @@ describe('vector index journal', () => {
     const data = readFileSync(path);
     const header = JSON.parse(data.toString('utf8', 8, 8 + data.readUInt32LE(0))) as { items: { terms: unknown }[] };
     expect(header.items[0]?.terms).toBe(items[0]?.terms?.indices.length);
+  });
+
+  it('encodes into a reused buffer the same bytes as into fresh memory, larger and smaller records in turn', () => {
+    const path = journalFile();
+    const into = new RecordBuffer();
+    const batches: JournalEntry[] = [
+      { op: 'upsert', items: items.slice(0, 1) },
+      { op: 'upsert', items },
+      { op: 'delete', ids: ['doc.1'] },
+      { op: 'upsert', items: items.slice(1) },
+    ];
+    for (const batch of batches) {
+      const reused = encodeEntry(batch, DIMENSION, into);
+      expect(Buffer.compare(reused, encodeEntry(batch, DIMENSION))).toBe(0);
+      appendFileSync(path, reused);
+    }
+    expect(plain([...readJournal(path, DIMENSION)])).toEqual(plain(batches));
   });
 
   it('drops a torn last record (a crash mid-write) and keeps the batches before it', () => {
