@@ -18,6 +18,7 @@ import { type BenchEnv, startBenchEnv } from './lib/env.ts';
 import { closeHttp } from './lib/http.ts';
 import { describeMachine } from './lib/machine.ts';
 import type { AreaResult } from './lib/results.ts';
+import { warmUp } from './lib/warm-up.ts';
 import type { BenchReport } from './report/markdown.ts';
 import { writeReport } from './report/write.ts';
 
@@ -70,7 +71,11 @@ async function main(): Promise<void> {
     `${seeded} ${env.seed.chunks} chunks (seeding took ${env.seed.seconds.toFixed(1)} s); server at ${env.server.url}`,
   );
   const results: AreaResult[] = [];
+  let warmedUp: BenchReport['warmUp'];
   try {
+    const seconds = quick ? 5 : 20;
+    warmedUp = { seconds, requests: await warmUp(env, seconds) };
+    log(`warm-up: ${warmedUp.requests} requests in ${seconds} s`);
     for (const area of areas) {
       const areaStarted = performance.now();
       // Other work on a shared machine shows up here; it explains a noisy area better than any guess.
@@ -96,6 +101,7 @@ async function main(): Promise<void> {
     startedAt: startedAt.toISOString(),
     seconds: (performance.now() - started) / 1000,
     machine,
+    warmUp: warmedUp,
     areas: results,
   };
   const dir = fileURLToPath(new URL('.', import.meta.url));

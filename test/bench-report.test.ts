@@ -29,6 +29,7 @@ function report(): BenchReport {
     startedAt: '2026-01-02T03:04:05.000Z',
     seconds: 125,
     machine,
+    warmUp: { seconds: 20, requests: 2468 },
     areas: [
       {
         id: 'proxy',
@@ -74,6 +75,7 @@ describe('benchmark report', () => {
     const markdown = readFileSync(join(dir, 'RESULTS.md'), 'utf8');
     expect(markdown).toContain('| CPU | Test CPU, 2 cores |');
     expect(markdown).toContain('full run, 2 min 5 s');
+    expect(markdown).toContain('| warm-up before the first area | 2468 requests in 20 s');
     expect(markdown).toContain('4 figures have a budget: 3 pass, 1 fail.');
     expect(markdown).toContain('| added latency p50, passthrough | 0.4 ms | ≤ 1 ms (#4) | pass | portkey 0.9 ms |');
     expect(markdown).toContain('| added latency p50, filtering and context on | 7.5 ms | ≤ 5 ms (#4) | **FAIL** |  |');

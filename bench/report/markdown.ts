@@ -8,6 +8,8 @@ export interface BenchReport {
   startedAt: string;
   seconds: number;
   machine: Machine;
+  /** The warm-up before the first area (bench/lib/warm-up.ts); absent in reports of runs without one. */
+  warmUp?: { seconds: number; requests: number };
   areas: AreaResult[];
 }
 
@@ -77,6 +79,11 @@ export function renderMarkdown(report: BenchReport, plots: readonly Plot[], over
     `| Node.js | ${machine.node} |`,
     `| Java (DynamoDB Local) | ${machine.java} |`,
     `| load average at start | ${machine.loadAverage} (other work on the machine makes timings noisy: compare figures of one run) |`,
+    ...(report.warmUp
+      ? [
+          `| warm-up before the first area | ${report.warmUp.requests} requests in ${report.warmUp.seconds} s (proxy with filtering and context, and searches, in the 1k tenant: DynamoDB Local's JVM and the server reach their steady state) |`,
+        ]
+      : []),
     '',
     '## Summary',
     '',
