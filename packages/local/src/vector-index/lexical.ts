@@ -251,7 +251,7 @@ export class LexicalPostings {
           ownTerms[slot] = 0;
           norms[slot] = lengthNorm(lengths[slot] as number, averageLength);
         } else if (seen === REFUSED) continue;
-        const stored = frequencies[slot] as number;
+        const stored = frequencies[i] as number;
         if (stored > 0) {
           state[slot] = MATCHED;
           ownTerms[slot] = (ownTerms[slot] as number) + 1;
@@ -292,7 +292,7 @@ export class LexicalPostings {
     const walk = this.walk;
     walk.walk(posting, this.walkContext());
     let units = 0;
-    for (let i = 0; i < walk.count; i++) units += holdingUnits(walk.frequencies[walk.slots[i] as number] as number);
+    for (let i = 0; i < walk.count; i++) units += holdingUnits(walk.frequencies[i] as number);
     posting.heldUnits = units;
     return posting;
   }

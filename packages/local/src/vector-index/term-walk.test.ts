@@ -40,7 +40,7 @@ function namespace() {
 }
 
 const met = (walk: TermWalk) =>
-  Array.from(walk.slots.subarray(0, walk.count), (slot) => [slot, walk.frequencies[slot] as number]);
+  Array.from(walk.slots.subarray(0, walk.count), (slot, i) => [slot, walk.frequencies[i] as number]);
 
 describe('term walk', () => {
   it("keeps to slots holding a query term of their own, each with the full walk's frequency to the bit", () => {
