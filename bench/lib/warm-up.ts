@@ -10,7 +10,7 @@ const FIRST_QUERY = 5000;
  * Brings the server and DynamoDB Local to their steady state before any area measures: a freshly started JVM spends
  * its first ~10,000 requests compiling on the same 2 cores (bench/OVER-BUDGET.md, "Search p50"), and the first area
  * used to pay for it: in a full run its filtering requests went from 5.35 ms p50 in the first quarter of its rounds to
- * 3.42 in the last, its passthrough p99 from 6.24 to 3.10 ms. For `seconds`, at concurrency 1, the proxy with filtering
+ * 3.42 in the last, its passthrough p99 from 6.24 to 3.10 ms. For `seconds`, from 4 clients, the proxy with filtering
  * and context (storing off) and searches alternate in the smallest corpus's tenant: the same request paths the areas
  * measure (HTTP, auth, the tag read, the index query, the history filter, the upstream), without loading the larger
  * tenants (the memory area reads when those load). Returns the number of requests sent.
@@ -24,11 +24,18 @@ export async function warmUp(env: BenchEnv, seconds: number): Promise<number> {
   const completion = { model: 'gpt-4o-mini', messages: conversation(), temperature: 0.2 };
   const until = performance.now() + seconds * 1000;
   let sent = 0;
-  while (performance.now() < until) {
-    expectStatus(await postJson(proxy, completion, { ...headers, 'x-memgate-store': 'off' }), 200, 'warm-up proxy');
-    const query = { query: queryText(FIRST_QUERY + (sent % 1000)), similarity_threshold: 1, minimum_similarity_threshold: 0 };
-    expectStatus(await postJson(search, query, headers), 202, 'warm-up search');
-    sent += 2;
-  }
+  const client = async () => {
+    while (performance.now() < until) {
+      expectStatus(await postJson(proxy, completion, { ...headers, 'x-memgate-store': 'off' }), 200, 'warm-up proxy');
+      const text = queryText(FIRST_QUERY + (sent % 1000));
+      const query = { query: text, similarity_threshold: 1, minimum_similarity_threshold: 0 };
+      expectStatus(await postJson(search, query, headers), 202, 'warm-up search');
+      sent += 2;
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, client));
   return sent;
 }
+
+/** Concurrent clients: the server and DynamoDB Local then work at once, as under the areas' loads. */
+const CLIENTS = 4;
