@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -16,7 +17,7 @@ import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { LLHTTP_WASM_FILE } from '../functions/runtime/llhttp-file.ts';
 import { SCALAR_SCRIPT_FILE } from '../functions/runtime/scalar-file.ts';
-import { TOKENIZER_TABLE_FILE } from '../functions/runtime/tokenizer.ts';
+import { TOKENIZER_ENCODER_FILE, TOKENIZER_TABLE_FILE } from '../functions/runtime/tokenizer.ts';
 import { scalarStandalonePath } from '../packages/local/src/docs.ts';
 import {
   BANNER,
@@ -73,6 +74,41 @@ export async function tokenizerTable(): Promise<string> {
   });
 }
 
+/**
+ * The encoder over that table (functions/runtime/tokenizer-encoder.ts), as a minified CommonJS file of its own: the
+ * bundle `require`s it on its first exact count. Built once per gpt-tokenizer version and content of its entry.
+ */
+export async function tokenizerEncoder(): Promise<string> {
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'gpt-tokenizer', 'package.json'), 'utf8'));
+  const entry = join(FUNCTIONS_DIR, 'runtime', 'tokenizer-encoder.ts');
+  const digest = createHash('sha256').update(readFileSync(entry)).digest('hex').slice(0, 12);
+  const cached = join(
+    ROOT,
+    'node_modules',
+    '.cache',
+    'memgate-tokenizer',
+    `${version}-${digest}-${TOKENIZER_ENCODER_FILE}`,
+  );
+  if (existsSync(cached)) return cached;
+  const partial = `${cached}.${process.pid}-${Math.random().toString(36).slice(2)}`;
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: [entry],
+    outfile: partial,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    // gpt-tokenizer's other modules build tables at load: dropped, as GptEncoding does not use them.
+    plugins: [slimDependencies],
+  });
+  renameSync(partial, cached);
+  return cached;
+}
+
 /** Scalar's browser bundle (4.3 MB), compressed once per @scalar/api-reference version (~0.9 MB). */
 export async function scalarScript(): Promise<string> {
   const source = scalarStandalonePath();
@@ -98,16 +134,21 @@ export async function llhttpWasm(): Promise<string> {
 
 /**
  * What a bundle reads from beside it on first use, by the module that reads it, and when: never at a cold start's
- * import, so the 1 MB budget (a cold-start budget) counts index.mjs and reports these apart. The table's reader
- * is gpt-tokenizer's encoder, not functions/runtime/tokenizer.ts: a bundle that never counts (the chat stream) keeps
- * ~30 bytes of that file, its `node:fs`/`node:zlib` requires, which esbuild cannot prove free of side effects.
+ * import, so the 1 MB budget (a cold-start budget) counts index.mjs and reports these apart. The tokenizer's files
+ * are read by functions/runtime/tokenizer.ts, of which a bundle that never counts (the chat stream) keeps nothing.
  */
 export const SIDECARS = [
   {
-    reader: join(ROOT, 'node_modules', 'gpt-tokenizer', 'esm', 'GptEncoding.js'),
+    reader: join(FUNCTIONS_DIR, 'runtime', 'tokenizer.ts'),
     file: TOKENIZER_TABLE_FILE,
     source: tokenizerTable,
     readOn: 'the first exact token count (a history over its budget by upper bounds, an answer length limit)',
+  },
+  {
+    reader: join(FUNCTIONS_DIR, 'runtime', 'tokenizer.ts'),
+    file: TOKENIZER_ENCODER_FILE,
+    source: tokenizerEncoder,
+    readOn: 'the first exact token count, as the table',
   },
   {
     reader: LLHTTP_READER,

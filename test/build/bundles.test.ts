@@ -5,7 +5,7 @@ import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLHTTP_WASM_FILE } from '../../functions/runtime/llhttp-file.ts';
 import { SCALAR_SCRIPT_FILE } from '../../functions/runtime/scalar-file.ts';
-import { TOKENIZER_TABLE_FILE } from '../../functions/runtime/tokenizer.ts';
+import { TOKENIZER_ENCODER_FILE, TOKENIZER_TABLE_FILE } from '../../functions/runtime/tokenizer.ts';
 import {
   budgetViolations,
   buildErrors,
@@ -19,8 +19,9 @@ import { BUNDLES_HOOK_TIMEOUT_MS, buildTestBundles } from '../support/bundles.ts
 
 // Files read from beside a bundle on first use (scripts/build.ts SIDECARS), never at a cold start's import (test/lambda/
 // cold-start.test.ts serves every first event without them): the 1 MB budget, a cold-start budget, counts index.mjs.
-// - the o200k tokenizer table (brotli JSON, ~750 KiB) beside the function that decides on tokens, read on its first
-//   exact count (a history over its budget by upper bounds, max_completion_tokens); the chat decides nothing on tokens;
+// - the o200k tokenizer table (brotli JSON, ~750 KiB) and its encoder (CommonJS, ~22 KiB) beside the function that
+//   decides on tokens, read on its first exact count (a history over its budget by upper bounds, max_completion_tokens);
+//   the chat decides nothing on tokens;
 // - undici's llhttp WebAssembly (~53 KiB) beside the functions that carry undici, read on its first upstream response;
 // - Scalar's browser bundle (brotli, ~0.9 MB) beside the docs function, read on the first request for /docs/scalar.js
 //   (docs/DEPLOY.md says why it is not in a bucket).
@@ -30,7 +31,7 @@ const SERVES_ASSET = new Map([['docs', SCALAR_SCRIPT_FILE]]);
 
 function sidecarsOf(name: string): string[] {
   return [
-    ...(COUNTS_TOKENS.has(name) ? [TOKENIZER_TABLE_FILE] : []),
+    ...(COUNTS_TOKENS.has(name) ? [TOKENIZER_TABLE_FILE, TOKENIZER_ENCODER_FILE] : []),
     ...(CARRIES_UNDICI.has(name) ? [LLHTTP_WASM_FILE] : []),
     ...(SERVES_ASSET.has(name) ? [SERVES_ASSET.get(name) as string] : []),
   ];
@@ -227,8 +228,10 @@ describe('Lambda bundles', () => {
       expect(bundle.onDemandBytes, bundle.name).toBe(
         [...sidecars, ...lazyChunks].reduce((sum, file) => sum + statSync(join(dir, file)).size, 0),
       );
-      // A bundle that carries undici reads its parser from the file, not from base64 in index.mjs.
+      // A bundle that carries undici reads its parser from the file, not from base64 in index.mjs; the encoder of a
+      // bundle that counts tokens is its own file too (no gpt-tokenizer module in what the bundle's .mjs files hold).
       const inputs = bundle.inputs.join('\n');
+      expect(inputs, bundle.name).not.toContain('node_modules/gpt-tokenizer/');
       expect(inputs.includes('node_modules/undici/'), bundle.name).toBe(CARRIES_UNDICI.has(bundle.name));
       expect(inputs, bundle.name).not.toContain('llhttp_simd-wasm.js');
     }

@@ -73,6 +73,23 @@ describe('proxy Lambda (function URL, RESPONSE_STREAM)', () => {
     expect(JSON.parse(response.body)).toMatchObject({ object: 'chat.completion', model: 'memgate/extractive' });
   });
 
+  it('counts tokens exactly with the encoder and table beside the bundle (max_tokens cuts the answer)', async () => {
+    // The first exact count requires tokenizer-encoder.cjs and reads o200k_base.json.br (scripts/build.ts SIDECARS).
+    const response = await invokeStreaming(
+      proxy,
+      completions('/api/v1/proxy/default/chat/completions', {
+        model: 'memgate/default',
+        max_tokens: 3,
+        messages: [{ role: 'user', content: 'What do you know about the launch date of the new product?' }],
+      }),
+    );
+    expect(response.statusCode).toBe(200);
+    const completion = JSON.parse(response.body);
+    expect(completion.choices[0].finish_reason).toBe('length');
+    expect(completion.usage.completion_tokens).toBeLessThanOrEqual(3);
+    expect(completion.choices[0].message.content.length).toBeGreaterThan(0);
+  });
+
   it('serves the Responses API as an event stream and lists models, on both routes', async () => {
     const streamed = await invokeStreaming(
       proxy,
