@@ -4,6 +4,11 @@ import { grownCapacity, inverseNormOf, readIntoAt, type SlotVectors } from './ve
 
 /** Slots read or written per block when a snapshot's vectors file is streamed (1 MiB at 512 dimensions). */
 const BLOCK_SLOTS = 512;
+/**
+ * Rows per page of the vectors written since the last snapshot (512 KiB at 512 dimensions): pages are added, never
+ * copied into a larger array, so a namespace growing under a load of adds leaves no garbage of grown copies.
+ */
+const PAGE_ROWS = 256;
 /** A bound stored as float32 is rounded up by this much, so it never falls below the float64 it came from. */
 const ROUND_UP = 1 + 2 ** -20;
 
@@ -24,9 +29,9 @@ export class CompactVectors implements SlotVectors {
   /** Per slot: ‖values − scale × codes‖₂, rounded up (its dot with a query ≤ this × the query's L2 norm). */
   errorNorms: Float32Array;
   inverseNorms: Float32Array;
-  /** Exact values of the slots written since the last snapshot, one row each, by slot. */
+  /** Exact values of the slots written since the last snapshot, one row each (`PAGE_ROWS` a page), by slot. */
   private readonly recentRows = new Map<number, number>();
-  private recent: Float32Array;
+  private recent: Float32Array[] = [];
   private recentCount = 0;
   /** The snapshot's vectors file the other slots are read from (none before the first snapshot). */
   private file: number | undefined;
@@ -41,7 +46,6 @@ export class CompactVectors implements SlotVectors {
     this.maxErrors = new Float32Array(capacity);
     this.errorNorms = new Float32Array(capacity);
     this.inverseNorms = new Float32Array(capacity);
-    this.recent = new Float32Array(16 * dimension);
     this.scratch = new Float32Array(dimension);
   }
 
@@ -63,20 +67,15 @@ export class CompactVectors implements SlotVectors {
     let row = this.recentRows.get(slot);
     if (row === undefined) {
       row = this.recentCount++;
-      if (this.recent.length < this.recentCount * this.dimension) {
-        const rows = this.recent.length / this.dimension;
-        const recent = new Float32Array(grownCapacity(rows, this.recentCount) * this.dimension);
-        recent.set(this.recent);
-        this.recent = recent;
-      }
+      if (row % PAGE_ROWS === 0) this.recent.push(new Float32Array(PAGE_ROWS * this.dimension));
       this.recentRows.set(slot, row);
     }
-    this.recent.set(values, row * this.dimension);
+    this.recentRow(row).set(values);
   }
 
   read(slot: number): Float32Array {
     const row = this.recentRows.get(slot);
-    if (row !== undefined) return this.recent.subarray(row * this.dimension, (row + 1) * this.dimension);
+    if (row !== undefined) return this.recentRow(row);
     const { scratch } = this;
     if (this.file === undefined) scratch.fill(0);
     else readIntoAt(this.file, bytesOf(scratch), slot * this.dimension * 4);
@@ -106,9 +105,7 @@ export class CompactVectors implements SlotVectors {
         else readIntoAt(this.file, bytesOf(rows), first * this.dimension * 4);
         for (let i = 0; i < count; i++) {
           const row = this.recentRows.get(first + i);
-          if (row !== undefined) {
-            rows.set(this.recent.subarray(row * this.dimension, (row + 1) * this.dimension), i * this.dimension);
-          }
+          if (row !== undefined) rows.set(this.recentRow(row), i * this.dimension);
         }
         writeAll(fd, Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength));
       }
@@ -122,11 +119,16 @@ export class CompactVectors implements SlotVectors {
     this.replaceFile(openSync(path, 'r'));
     this.recentRows.clear();
     this.recentCount = 0;
-    this.recent = new Float32Array(16 * this.dimension);
+    this.recent = [];
   }
 
   close(): void {
     this.replaceFile(undefined);
+  }
+
+  private recentRow(row: number): Float32Array {
+    const at = (row % PAGE_ROWS) * this.dimension;
+    return (this.recent[Math.floor(row / PAGE_ROWS)] as Float32Array).subarray(at, at + this.dimension);
   }
 
   /** Codes, scale, error bounds and inverse norm of `slot` from `dimension` values of `values` at `at`. */
