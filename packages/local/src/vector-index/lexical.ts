@@ -1,17 +1,10 @@
-import {
-  inverseDocumentFrequency,
-  lengthNorm,
-  ownTermsFactor,
-  type SparseValues,
-  saturatedFrequencyAt,
-} from '@memgate/core';
+import { inverseDocumentFrequency, type SparseValues } from '@memgate/core';
 import { FrequencyTable } from './frequency-table.ts';
+import { type LexicalMatches, LexicalScorer, type SlotFilter } from './lexical-score.ts';
 import { BORROWS, ownCode, type SlotChain, SlotChains, type SnapshotChains } from './slot-chains.ts';
 import { merged, mergeFrequencies, positiveSum } from './slot-frequencies.ts';
 import { EPOCH_MASK, holdingUnits, type Liveness, MAX_SLOTS, TermPostings } from './term-postings.ts';
 import { TermWalk, type WalkContext } from './term-walk.ts';
-
-// BM25+ with core's parameters and formula (core/context/lexical/bm25.ts), which the history filter uses too.
 
 /** What a slot holds: its own terms and its neighbours' (VectorItem.contextTerms). */
 export interface SlotTerms {
@@ -19,24 +12,7 @@ export interface SlotTerms {
   contextTerms?: SparseValues | undefined;
 }
 
-/**
- * Lexical matches of one query, valid until the next call: `slots[0..count)` are the matched slots in the order
- * they were first met, and `scores[slot]` is the match of every slot (0 if not matched).
- */
-export interface LexicalMatches {
-  slots: Int32Array;
-  count: number;
-  scores: Float64Array;
-}
-
-/** A slot test for filters; `undefined` accepts every slot. */
-export type SlotFilter = ((slot: number) => boolean) | undefined;
-
-// Per-slot state while scoring one query.
-const UNSEEN = 0;
-const CONTEXT_ONLY = 1;
-const MATCHED = 2;
-const REFUSED = 3;
+export type { LexicalMatches, SlotFilter } from './lexical-score.ts';
 
 /** Dead postings the namespace may carry in lists no query has recounted, beyond as many as are live. */
 const SWEEP_SLACK = 1 << 16;
@@ -70,18 +46,9 @@ export class LexicalPostings {
   private deadPostings = 0;
   private documents = 0;
   private totalLength = 0;
-  // Scratch for `score`, reused: a search touches every slot holding a query term, without allocating per slot.
-  private scores = new Float64Array(1024);
-  /** Each touched slot's BM25 length normalisation for this query, computed once rather than once per term. */
-  private norms = new Float64Array(1024);
-  private state = new Uint8Array(1024);
-  /** Each touched slot's count of query terms its own text holds (ownTermsFactor). */
-  private ownTerms = new Uint16Array(1024);
-  private touched = new Int32Array(1024);
-  private matched = new Int32Array(1024);
-  private matchedCount = 0;
   private readonly chains = new SlotChains();
   private readonly walk = new TermWalk();
+  private readonly scorer = new LexicalScorer(this.walk);
 
   /**
    * Counts a slot's terms. Without `chain` its postings hold each merged frequency (own plus neighbours', negated
@@ -210,11 +177,7 @@ export class LexicalPostings {
    * so a question whose main words appear nowhere scores low everywhere.
    */
   score(query: SparseValues, accepts: SlotFilter): LexicalMatches {
-    for (let i = 0; i < this.matchedCount; i++) this.scores[this.matched[i] as number] = 0;
-    this.matchedCount = 0;
-    const matches: LexicalMatches = { slots: this.matched, count: 0, scores: this.scores };
-    if (this.documents === 0) return matches;
-    const averageLength = this.totalLength / this.documents || 1;
+    if (this.documents === 0) return this.scorer.none();
     const weighted: [TermPostings, number][] = [];
     let ceiling = 0;
     let queryTerms = 0;
@@ -227,53 +190,10 @@ export class LexicalPostings {
       ceiling += count * idf;
       if (posting) weighted.push([posting, count * idf]);
     });
-    if (!(ceiling > 0)) return matches;
-    const { scores, norms, state, ownTerms, lengths, touched, walk } = this;
-    const context = this.walkContext();
-    let touchedCount = 0;
-    // Scores summed in query order (not posting order), over slots owning a query term: no other slot can match.
-    walk.markOwners(weighted, context);
-    for (const [posting, weight] of weighted) {
-      const share = weight / ceiling;
-      walk.walk(posting, context, false, true);
-      const { slots, frequencies } = walk;
-      for (let i = 0; i < walk.count; i++) {
-        const slot = slots[i] as number;
-        const seen = state[slot] as number;
-        if (seen === UNSEEN) {
-          touched[touchedCount++] = slot;
-          if (accepts !== undefined && !accepts(slot)) {
-            state[slot] = REFUSED; // skipped by the other terms too
-            continue;
-          }
-          state[slot] = CONTEXT_ONLY;
-          scores[slot] = 0;
-          ownTerms[slot] = 0;
-          norms[slot] = lengthNorm(lengths[slot] as number, averageLength);
-        } else if (seen === REFUSED) continue;
-        const stored = frequencies[i] as number;
-        if (stored > 0) {
-          state[slot] = MATCHED;
-          ownTerms[slot] = (ownTerms[slot] as number) + 1;
-        }
-        const frequency = stored < 0 ? -stored : stored;
-        scores[slot] = (scores[slot] as number) + share * saturatedFrequencyAt(frequency, norms[slot] as number);
-      }
-    }
-    const matched = this.matched;
-    let count = 0;
-    for (let i = 0; i < touchedCount; i++) {
-      const slot = touched[i] as number;
-      if (state[slot] === MATCHED) {
-        matched[count++] = slot;
-        const score = (scores[slot] as number) * ownTermsFactor(ownTerms[slot] as number, queryTerms);
-        scores[slot] = Math.min(1, score);
-      } else scores[slot] = 0;
-      state[slot] = UNSEEN;
-    }
-    matches.count = count;
-    this.matchedCount = count;
-    return matches;
+    if (!(ceiling > 0)) return this.scorer.none();
+    const shares = weighted.map(([posting, weight]): [TermPostings, number] => [posting, weight / ceiling]);
+    const averageLength = this.totalLength / this.documents || 1;
+    return this.scorer.score({ shares, queryTerms, averageLength, accepts }, this.lengths, this.walkContext());
   }
 
   /**
@@ -391,12 +311,6 @@ export class LexicalPostings {
     this.slotPostings = grow(this.slotPostings, new Uint32Array(size));
     this.chains.ensureCapacity(size);
     this.walk.ensureCapacity(size);
-    this.scores = new Float64Array(size);
-    this.norms = new Float64Array(size);
-    this.state = new Uint8Array(size);
-    this.ownTerms = new Uint16Array(size);
-    this.touched = new Int32Array(size);
-    this.matched = new Int32Array(size);
-    this.matchedCount = 0;
+    this.scorer.ensureCapacity(size);
   }
 }
