@@ -1,4 +1,10 @@
 import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  type BatchWriteItemCommandOutput,
+  type WriteRequest as LowLevelWriteRequest,
+} from '@aws-sdk/client-dynamodb';
+import {
   BatchGetCommand,
   type BatchGetCommandInput,
   BatchWriteCommand,
@@ -42,13 +48,38 @@ export async function batchWrite(
   table: string,
   requests: readonly WriteRequest[],
 ): Promise<void> {
+  await writeInGroups(requests, async (pending) => {
+    const result = await client.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+    return (result.UnprocessedItems?.[table] ?? []) as WriteRequest[];
+  });
+}
+
+/**
+ * Puts items already in DynamoDB's attribute values (item-attributes.ts), as `batchWrite` does, through the same
+ * client with the low-level command: the document client's marshalling walk is skipped (rows written in bulk).
+ */
+export async function batchPutAttributes(
+  client: DynamoDBDocumentClient,
+  table: string,
+  items: readonly Record<string, AttributeValue>[],
+): Promise<void> {
+  await writeInGroups(
+    items.map((Item): LowLevelWriteRequest => ({ PutRequest: { Item } })),
+    async (pending) => {
+      const command = new BatchWriteItemCommand({ RequestItems: { [table]: pending } });
+      const result = (await client.send(command as never)) as BatchWriteItemCommandOutput;
+      return result.UnprocessedItems?.[table] ?? [];
+    },
+  );
+}
+
+async function writeInGroups<T>(requests: readonly T[], send: (pending: T[]) => Promise<T[]>): Promise<void> {
   await inParallel(groupsOf(requests, WRITE_BATCH), async function writeGroup(group) {
-    let pending: WriteRequest[] = group;
+    let pending: T[] = group;
     for (let round = 0; pending.length > 0; round++) {
       if (round >= MAX_ROUNDS) throw new Error(`DynamoDB left ${pending.length} writes unprocessed after retries`);
       if (round > 0) await backoff(round);
-      const result = await client.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-      pending = (result.UnprocessedItems?.[table] ?? []) as WriteRequest[];
+      pending = await send(pending);
     }
   });
 }

@@ -23,6 +23,9 @@ export class DynamoDeadlineError extends Error {
 
 type Send = DynamoDBDocumentClient['send'];
 
+/** How the document client marshals items (item-attributes.ts builds the same values for rows written in bulk). */
+export const DOCUMENT_MARSHALL_OPTIONS = { removeUndefinedValues: true, convertClassInstanceToMap: false } as const;
+
 /**
  * Every call through `client` gets an abort signal that fires at the call's deadline. The SDK's retry middleware
  * does not retry an abort and races its pauses against the signal, and its HTTP handler destroys the request in
@@ -84,9 +87,7 @@ export function createDocumentClient({
   // The SDK's logger middleware builds a redacted copy of every input and output (a walk of each item read) to hand
   // to its logger, even the default no-op one; we never give it a logger, so that copy is pure cost.
   client.middlewareStack.remove('loggerMiddleware');
-  const documentClient = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
+  const documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { ...DOCUMENT_MARSHALL_OPTIONS } });
   withCallDeadline(documentClient, totalTimeoutMs);
   return documentClient;
 }

@@ -26,7 +26,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus, SearchRecord } from '@memgate/core';
-import { batchGet, batchWrite } from './batch.ts';
+import { batchGet, batchPutAttributes, batchWrite } from './batch.ts';
 import { createAbsent } from './context-creation.ts';
 import { bumpGenerations, ensureGenerations, getManyWithGenerations, readGenerations } from './context-generations.ts';
 import {
@@ -43,6 +43,7 @@ import {
 import { deleteChildrenWhile, deleteWhereStatus, deleteWhereUnchanged } from './context-removal.ts';
 import { transitionInBatches } from './context-transitions.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { itemAttributes } from './item-attributes.ts';
 import { type IndexName, TABLE_KEYS } from './table.ts';
 
 const { indexes } = TABLE_KEYS;
@@ -158,10 +159,10 @@ export function createDynamoContextRepository({
     async putMany(records) {
       // Duplicate keys in one BatchWrite are refused: the last version of a record wins.
       const latest = new Map(records.map((record) => [record._id, record]));
-      await batchWrite(
+      await batchPutAttributes(
         client,
         tableName,
-        [...latest.values()].map((record) => ({ PutRequest: { Item: toItem(record) } })),
+        [...latest.values()].map((record) => itemAttributes(toItem(record))),
       );
     },
 
