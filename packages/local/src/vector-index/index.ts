@@ -134,7 +134,8 @@ export async function createLocalVectorIndex({
     if (excess > 0) store.insertIntoGraph(excess);
     void graphing.afterWrite(store);
     const journal = openJournal(journalPath(nsDir, manifest.generation));
-    const state = { dir: nsDir, manifest, store, journal, shown: new ShownTexts(nsDir), usedAt: Date.now() };
+    const shown = new ShownTexts(nsDir, undefined, (id) => store.heldId(id));
+    const state = { dir: nsDir, manifest, store, journal, shown, usedAt: Date.now() };
     namespaces.set(namespace, state);
     return state;
   }

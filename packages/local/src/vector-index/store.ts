@@ -57,6 +57,12 @@ export class NamespaceStore {
     return this.idToSlot.size;
   }
 
+  /** The string this store holds for `id` (`id` itself when it holds none), for other maps to share. */
+  heldId(id: string): string {
+    const slot = this.idToSlot.get(id);
+    return slot === undefined ? id : (this.slots[slot] as SlotRecord).id;
+  }
+
   /**
    * Writes vectors, replacing those with the same id. They are searchable at once; the graph takes them later
    * (`insertIntoGraph`), until then searches scan them exactly.
@@ -179,7 +185,9 @@ export class NamespaceStore {
 
   /** Records slot `slot` (its values already set): its identity and metadata postings. */
   private index(slot: number, { id, metadata }: SlotRecord): void {
-    const record: SlotRecord = { id, metadata: this.intern(metadata) };
+    // A replaced vector keeps the id string already held (the key of `idToSlot`, which setting does not change).
+    const held = this.slots[slot]?.id;
+    const record: SlotRecord = { id: held === id ? held : id, metadata: this.intern(metadata) };
     this.slots[slot] = record;
     this.idToSlot.set(id, slot);
     for (const key of postingKeysOf(record.metadata)) {
