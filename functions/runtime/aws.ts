@@ -18,6 +18,7 @@ import {
 import { Hono } from 'hono';
 import { nodeFetch } from './node-fetch.ts';
 import { awsRequestIdOf, createLambdaObservability, type LambdaObservability } from './observability.ts';
+import { withoutSharedConfigFiles } from './sdk-config.ts';
 
 /**
  * The AWS composition root, run once per cold start. Linked resources and secrets arrive as plain environment
@@ -63,7 +64,10 @@ export function createAwsRuntime(env: Record<string, string | undefined> = proce
     serviceName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'memgate',
   });
   const { logger } = observability;
-  const documentClient = createDocumentClient(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {});
+  const documentClient = createDocumentClient({
+    ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}),
+    sdkConfig: withoutSharedConfigFiles(env),
+  });
   const apiKey = config.PINECONE_API_KEY as string;
   const vectorIndex = createPineconeVectorIndex({
     apiKey,

@@ -1,6 +1,10 @@
-import { loadConfig } from '@memgate/adapters';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDocumentClient, loadConfig } from '@memgate/adapters';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAwsRuntime, verifierOptionsFor } from '../../functions/runtime/aws.ts';
+import { withoutSharedConfigFiles } from '../../functions/runtime/sdk-config.ts';
 import { LAMBDA_RUNTIME } from '../../infra/runtime.ts';
 
 const AWS_ENV = {
@@ -58,5 +62,57 @@ describe('AWS composition root', () => {
     });
     expect(verifierOptionsFor(loadConfig(AWS_ENV))).toMatchObject({ kind: 'hs256' });
     expect(() => verifierOptionsFor(loadConfig({ ...AWS_ENV, AUTH_JWT_SECRET: '' }))).toThrow(/AUTH_JWKS_URL/);
+  });
+});
+
+describe("the Lambda's DynamoDB client settings (functions/runtime/sdk-config.ts)", () => {
+  // A shared config file that sets what the SDK would otherwise look up there: a Lambda has none, so the runtime's
+  // client never reads one, while the environment's variables still apply.
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'memgate-aws-config-'));
+    writeFileSync(
+      join(dir, 'config'),
+      '[default]\nuse_fips_endpoint = true\nuse_dualstack_endpoint = true\naccount_id_endpoint_mode = disabled\n',
+    );
+    vi.stubEnv('AWS_CONFIG_FILE', join(dir, 'config'));
+    vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', join(dir, 'credentials'));
+    vi.stubEnv('AWS_PROFILE', 'default');
+  });
+  afterAll(() => {
+    vi.unstubAllEnvs();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const settingsOf = async (client: ReturnType<typeof createDocumentClient>) => {
+    const settings = [
+      await client.config.useFipsEndpoint(),
+      await client.config.useDualstackEndpoint(),
+      await client.config.accountIdEndpointMode(),
+    ];
+    client.destroy();
+    return settings;
+  };
+
+  it('takes the SDK defaults instead of reading the shared config files', async () => {
+    // Without them, the SDK takes the file's values: the lookup a Lambda's first call makes, on every setting.
+    expect(await settingsOf(createDocumentClient({ region: 'us-east-1' }))).toEqual([true, true, 'disabled']);
+    const lambda = createDocumentClient({ region: 'us-east-1', sdkConfig: withoutSharedConfigFiles({}) });
+    expect(await settingsOf(lambda)).toEqual([false, false, 'preferred']);
+  });
+
+  it('leaves a setting whose variable is set to the SDK, which reads it from the environment', async () => {
+    const env = {
+      AWS_USE_FIPS_ENDPOINT: 'true',
+      AWS_ACCOUNT_ID_ENDPOINT_MODE: 'required',
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://db:8000',
+    };
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    const settings = withoutSharedConfigFiles(env);
+    expect(settings).not.toHaveProperty('useFipsEndpoint');
+    expect(settings).toMatchObject({ endpoint: 'http://db:8000', ignoreConfiguredEndpointUrls: true });
+    const lambda = createDocumentClient({ region: 'us-east-1', sdkConfig: settings });
+    expect(await settingsOf(lambda)).toEqual([true, false, 'required']);
+    for (const name of Object.keys(env)) vi.stubEnv(name, undefined);
   });
 });

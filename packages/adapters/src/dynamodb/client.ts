@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export interface DynamoOptions {
@@ -11,6 +11,8 @@ export interface DynamoOptions {
   connectTimeoutMs?: number;
   /** One call's deadline, the SDK's retries and their pauses included (under API Gateway's 29 s). */
   totalTimeoutMs?: number;
+  /** More of the SDK client's settings (the Lambda runtime's, functions/runtime/sdk-config.ts). */
+  sdkConfig?: Partial<DynamoDBClientConfig>;
 }
 
 /** The error of a DynamoDB call that outlived its deadline: a clean 500 for the caller, a clear line in the log. */
@@ -66,8 +68,10 @@ export function createDocumentClient({
   attemptTimeoutMs = 10_000,
   connectTimeoutMs = 3_000,
   totalTimeoutMs = 25_000,
+  sdkConfig = {},
 }: DynamoOptions = {}): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
+    ...sdkConfig,
     region: region ?? process.env.AWS_REGION ?? 'us-east-1',
     ...(endpoint
       ? {
