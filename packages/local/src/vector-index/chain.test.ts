@@ -127,4 +127,35 @@ describe('local vector index: neighbours lent at query time', () => {
     // The neighbours' terms are most of what the stored index holds.
     expect(lexicalBytes(dirs[0])).toBeLessThan(0.7 * lexicalBytes(dirs[1]));
   });
+
+  it('stores the context of a chained chunk whose neighbours do not lend it exactly, and scores it as stored', async () => {
+    const dirs = [freshDir('memgate-unlent-'), freshDir('memgate-unlent-stored-')] as const;
+    const [chained, stored] = (await Promise.all(dirs.map((dir) => openIndex(dir, 16 * 1024)))) as [
+      LocalVectorIndex,
+      LocalVectorIndex,
+    ];
+    const ids = Array.from({ length: 24 }, (_, i) => `u-${i}`);
+    const [withChains, plain] = add(ids, true);
+    // A writer whose contextTerms are not what the chain lends (a weight off by a rounding): such chunks borrow
+    // nothing and keep their context in postings of their own.
+    const offBy = (item: VectorItem): VectorItem => {
+      const context = item.contextTerms;
+      if (!context || context.values.length === 0) return item;
+      const values = context.values.map((value, i) => (i === 0 ? value * 1.5 : value));
+      return { ...item, contextTerms: { indices: context.indices, values } };
+    };
+    await chained.upsert(
+      NAMESPACE,
+      withChains.map((item, i) => (i % 3 === 0 ? offBy(item) : item)),
+    );
+    await stored.upsert(
+      NAMESPACE,
+      plain.map((item, i) => (i % 3 === 0 ? offBy(item) : item)),
+    );
+    for (const question of ['w1q w2q', 'w3q Ann', 'w0q w5q w9q Cyd', 'w4q', 'w6q w7q w8q']) {
+      const expected = await ranking(stored, question);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await ranking(chained, question)).toEqual(expected);
+    }
+  });
 });
