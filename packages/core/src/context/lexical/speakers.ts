@@ -19,6 +19,9 @@ export const SPOKEN_TERM = termId('\u0000spoken');
  * (chunkTerms), so the index knows who speaks each chunk without a field of its own.
  */
 export function speakerTermIdsOf(text: string): number[] {
+  // A label ends with a colon: without one the pattern cannot match, and its Unicode classes are never compiled (about
+  // a millisecond of a cold start's first add whose text has no colon).
+  if (!text.includes(':')) return [];
   const label = SPEAKER_LABEL.exec(text)?.[1];
   if (label === undefined) return [];
   const speakers = [...new Set(lexicalTermsOf(label).map(speakerMarker))];
