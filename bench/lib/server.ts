@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS, serverEnvironment } from '../../packages/local/src/start.mjs';
+import { serverEnvironment } from '../../packages/local/src/start.mjs';
 import type { CpuProfile } from './profile-areas.ts';
 import { processRss } from './rss.ts';
 
@@ -43,7 +43,7 @@ type ChildMessage =
 export async function startServerChild(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServerChild> {
   const entry = fileURLToPath(new URL('./server-child.ts', import.meta.url));
   const child: ChildProcess = fork(entry, [], {
-    execArgv: [...NODE_FLAGS, '--import', 'tsx', ...nodeFlags], // as start.mjs starts it; A/B flags after
+    execArgv: ['--import', 'tsx', ...nodeFlags],
     // As `npm start` runs it (packages/local/src/start.mjs): with its allocator settings, unless `env` sets them.
     env: serverEnvironment({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }),
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

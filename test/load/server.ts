@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
-import { NODE_FLAGS, serverEnvironment } from '../../packages/local/src/start.mjs';
+import { serverEnvironment } from '../../packages/local/src/start.mjs';
 
 // The local server as a user runs it (`npm start`: packages/local/src/main.ts in its own Node process), bound to
 // 127.0.0.1 on a free port, with its resident memory sampled from /proc while the load runs.
@@ -84,15 +84,11 @@ export async function startServerChild(env: Record<string, string>, startTimeout
   const profiling = profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--import', join(import.meta.dirname, 'loop-watch.mjs')]
     : [];
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...NODE_FLAGS, ...profiling, '--import', 'tsx', 'packages/local/src/main.ts'],
-    {
-      cwd: root,
-      env: serverEnvironment({ ...inherited, PORT: '0', LOG_LEVEL: 'warn', ...env }), // as start.mjs sets it
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child: ChildProcess = spawn(process.execPath, [...profiling, '--import', 'tsx', 'packages/local/src/main.ts'], {
+    cwd: root,
+    env: serverEnvironment({ ...inherited, PORT: '0', LOG_LEVEL: 'warn', ...env }), // as start.mjs sets it
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), startTimeoutMs);

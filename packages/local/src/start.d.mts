@@ -1,3 +1,2 @@
 export declare const MALLOC_SETTINGS: Readonly<Record<string, string>>;
-export declare const NODE_FLAGS: readonly string[];
 export declare function serverEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;

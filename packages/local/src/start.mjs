@@ -12,15 +12,6 @@ import { fileURLToPath } from 'node:url';
  */
 export const MALLOC_SETTINGS = { MALLOC_MMAP_THRESHOLD_: '65536' };
 
-/**
- * V8 flags of the server process. The old generation is collected once it has grown by half over what the last full
- * collection kept (V8 otherwise picks a factor of up to 4 by its own speed): a request lives through many young
- * collections (an add waits on DynamoDB for ~0.5 s), so what it allocated is promoted and stays as garbage until the
- * next full collection; under the bench's add load that garbage was ~100 MiB of the server's RSS peak
- * (bench/OVER-BUDGET.md, "Server RSS").
- */
-export const NODE_FLAGS = ['--heap-growing-percent=50'];
-
 /** The server process's environment: `env`, with the allocator settings it does not set itself. */
 export function serverEnvironment(env) {
   return { ...MALLOC_SETTINGS, ...env };
@@ -28,7 +19,7 @@ export function serverEnvironment(env) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const main = fileURLToPath(new URL('./main.ts', import.meta.url));
-  const server = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', main, ...process.argv.slice(2)], {
+  const server = spawn(process.execPath, ['--import', 'tsx', main, ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: serverEnvironment(process.env),
   });
