@@ -1,6 +1,7 @@
 import { createLexicalEmbedder } from '@memgate/adapters';
 import { chunkTerms, queryTermFrequencies, type VectorItem, type VectorMetadata } from '@memgate/core';
 import { describe, expect, it } from 'vitest';
+import { metadataFor } from '../../../../test/conformance/vector-index.ts';
 import { searchNamespace } from './hybrid.ts';
 import { generator } from './hybrid-oracle.ts';
 import { searchDense } from './search.ts';
@@ -11,16 +12,7 @@ import { freshDir } from './test-indexes.ts';
 const DIMENSION = 512;
 const embedder = createLexicalEmbedder({ dimension: DIMENSION });
 
-const metadata = (documentId: string, scope: string): VectorMetadata => ({
-  documentId,
-  userId: 'u1',
-  scopes: [scope],
-  source: 's',
-  fileName: 'f.txt',
-  docType: 'txt',
-  contextType: 'resource',
-  tags: [],
-});
+const metadata = (documentId: string, scope: string): VectorMetadata => metadataFor({ documentId, scopes: [scope] });
 
 /** Texts over a skewed vocabulary, so queries share terms with many chunks and cosines crowd near the top. */
 function corpus(seed: number) {

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { writeAll } from './durable-files.ts';
-import { grownCapacity, inverseNormOf, readIntoAt, type SlotVectors } from './vectors.ts';
+import { grown, grownCapacity, inverseNormOf, readIntoAt, type SlotVectors } from './vectors.ts';
 
 /** Slots read or written per block when a snapshot's vectors file is streamed (1 MiB at 512 dimensions). */
 const BLOCK_SLOTS = 512;
@@ -53,9 +53,7 @@ export class CompactVectors implements SlotVectors {
     const capacity = this.scales.length;
     if (slots <= capacity) return;
     const next = grownCapacity(capacity, slots);
-    const codes = new Int8Array(next * this.dimension);
-    codes.set(this.codes);
-    this.codes = codes;
+    this.codes = grown(this.codes, next * this.dimension);
     this.scales = grown(this.scales, next);
     this.maxErrors = grown(this.maxErrors, next);
     this.errorNorms = grown(this.errorNorms, next);
@@ -158,12 +156,6 @@ export class CompactVectors implements SlotVectors {
     if (this.file !== undefined) closeSync(this.file);
     this.file = fd;
   }
-}
-
-function grown(array: Float32Array, length: number): Float32Array {
-  const next = new Float32Array(length);
-  next.set(array);
-  return next;
 }
 
 function bytesOf(values: Float32Array): Uint8Array {

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chunkTerms, querySpeakerIds, queryTermFrequencies, type VectorItem, type VectorMetadata } from '@memgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { metadataFor } from '../../../../test/conformance/vector-index.ts';
 import { exhaustive, generator, type Live } from './hybrid-oracle.ts';
 import { closeOpenedIndexes, freshDir, openIndex } from './test-indexes.ts';
 
@@ -9,16 +10,8 @@ const DIMENSION = 8;
 const NAMESPACE = 'user:u1';
 const noGraph = { denseGraph: false };
 
-const metadata = (documentId: string, scope = 'internal'): VectorMetadata => ({
-  documentId,
-  userId: 'u1',
-  scopes: [scope],
-  source: 's',
-  fileName: 'f.txt',
-  docType: 'txt',
-  contextType: 'resource',
-  tags: [],
-});
+const metadata = (documentId: string, scope = 'internal'): VectorMetadata =>
+  metadataFor({ documentId, scopes: [scope] });
 
 afterEach(closeOpenedIndexes);
 

@@ -42,12 +42,8 @@ export class FloatVectors implements SlotVectors {
     const capacity = this.inverseNorms.length;
     if (slots <= capacity) return;
     const next = grownCapacity(capacity, slots);
-    const arena = new Float32Array(next * this.dimension);
-    arena.set(this.arena);
-    const norms = new Float32Array(next);
-    norms.set(this.inverseNorms);
-    this.arena = arena;
-    this.inverseNorms = norms;
+    this.arena = grown(this.arena, next * this.dimension);
+    this.inverseNorms = grown(this.inverseNorms, next);
   }
 
   set(slot: number, values: Float32Array): void {
@@ -85,6 +81,13 @@ export class FloatVectors implements SlotVectors {
  */
 export function grownCapacity(capacity: number, slots: number): number {
   return Math.max(slots, capacity + Math.max(1024, Math.ceil(capacity / 4)));
+}
+
+/** A copy of `array` in a new array of `length` values (the rest zero). */
+export function grown<T extends Float32Array | Int8Array>(array: T, length: number): T {
+  const next = new (array.constructor as new (length: number) => T)(length);
+  next.set(array);
+  return next;
 }
 
 /** 1/‖v‖ of `dimension` values from `at` (0 for the zero vector), summed in float64 in index order. */
