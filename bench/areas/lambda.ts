@@ -82,7 +82,7 @@ export async function lambdaArea(env: BenchEnv): Promise<AreaResult> {
       title: 'Lambda bundles and cold starts',
       figures,
       notes: [
-        `Bundles built by scripts/build.ts in ${round(buildSeconds)} s (minified ESM, the AWS SDK bundled); size = what a cold start reads (index.mjs and the chunks it imports statically), the figure the build's 1 MB budget checks; files beside it read on first use (lazy chunks: undici on the first upstream request, Pinecone's data plane on the first vector call; the tokenizer table on the first exact token count, undici's parser on the first upstream response, Scalar's script on its first request: scripts/build.ts SIDECARS) are in the notes.`,
+        `Bundles built by scripts/build.ts in ${round(buildSeconds)} s (minified ESM, the AWS SDK bundled); size = what a cold start reads (index.mjs and the chunks it imports statically), the figure the build's 1 MB budget checks; files beside it read on first use (lazy chunks: undici on the first upstream request, Pinecone's data plane on the first vector call; the tokenizer table on the first exact token count, undici's parser on the first upstream response, Scalar's script on its first request: scripts/build-sidecars.ts SIDECARS) are in the notes.`,
         `Cold start = importing the bundle (module loading and the composition root) + serving one real first event (authenticated, touching DynamoDB Local and the Pinecone emulator), in a fresh \`node\` process; median of ${runs} processes per function. Node's own boot is not part of the figure (each row's note gives it with the boot counted).`,
       ],
       series,

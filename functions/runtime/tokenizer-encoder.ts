@@ -3,7 +3,7 @@ import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 
 /**
  * The o200k_base encoder over the build's compressed table (the bytes of `o200k_base.json.br`). The build makes this
- * module a CommonJS file beside the bundle of a function that counts tokens (scripts/build.ts SIDECARS), which
+ * module a CommonJS file beside the bundle of a function that counts tokens (scripts/build-sidecars.ts SIDECARS), which
  * functions/runtime/tokenizer.ts `require`s on the first exact count: gpt-tokenizer's encoder (~21 KiB) and
  * `node:zlib` are then neither read nor evaluated at a cold start.
  */

@@ -17,7 +17,7 @@ import {
 } from '../../scripts/build.ts';
 import { BUNDLES_HOOK_TIMEOUT_MS, buildTestBundles } from '../support/bundles.ts';
 
-// Files read from beside a bundle on first use (scripts/build.ts SIDECARS), never at a cold start's import (test/lambda/
+// Files read from beside a bundle on first use (scripts/build-sidecars.ts SIDECARS), never at a cold start's import (test/lambda/
 // cold-start.test.ts serves every first event without them): the 1 MB budget, a cold-start budget, counts index.mjs.
 // - the o200k tokenizer table (brotli JSON, ~750 KiB) and its encoder (CommonJS, ~22 KiB) beside the function that
 //   decides on tokens, read on its first exact count (a history over its budget by upper bounds, max_completion_tokens);

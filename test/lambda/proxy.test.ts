@@ -74,7 +74,7 @@ describe('proxy Lambda (function URL, RESPONSE_STREAM)', () => {
   });
 
   it('counts tokens exactly with the encoder and table beside the bundle (max_tokens cuts the answer)', async () => {
-    // The first exact count requires tokenizer-encoder.cjs and reads o200k_base.json.br (scripts/build.ts SIDECARS).
+    // The first exact count requires tokenizer-encoder.cjs and reads o200k_base.json.br (scripts/build-sidecars.ts SIDECARS).
     const response = await invokeStreaming(
       proxy,
       completions('/api/v1/proxy/default/chat/completions', {
