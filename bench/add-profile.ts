@@ -75,8 +75,8 @@ try {
     const raw = await rawBatchWriteRate({ client, tableName: TABLE_NAME, items, writers: 8 });
     const rawCpu = cpuSince(rawBefore);
     const n = items.length;
-    const httpRate = n / run.result.duration;
-    const caughtUp = n / (run.result.duration + catchUp);
+    const httpRate = n / run.seconds;
+    const caughtUp = n / (run.seconds + catchUp);
     console.log(
       `round ${round + 1}: ${n} items; HTTP ${Math.round(httpRate)} items/s (${Math.round(caughtUp)} until the graph caught up, ${fixed(catchUp, 2)} s after), raw ${Math.round(raw.itemsPerSecond)} items/s, ratio ${fixed(httpRate / raw.itemsPerSecond)} (${fixed(caughtUp / raw.itemsPerSecond)})\n` +
         `  CPU per item during the load: server ${fixed(during.own / n)} ms, DynamoDB Local ${fixed(during.children / n)} ms; ` +

@@ -61,12 +61,12 @@ export async function addArea(env: BenchEnv): Promise<AreaResult> {
           201,
         ),
       );
-      http.push(roundItems.length / run.result.duration);
+      http.push(roundItems.length / run.seconds);
       // Work the adds left for later (vectors waiting for the graph): done before anything else is measured, and
       // counted in the second rate, so deferring work cannot pass for saving it.
       const started = performance.now();
       await env.server.settled();
-      caughtUp.push(roundItems.length / (run.result.duration + (performance.now() - started) / 1000));
+      caughtUp.push(roundItems.length / (run.seconds + (performance.now() - started) / 1000));
     };
     const viaRaw = async () => {
       const run = await rawBatchWriteRate({
