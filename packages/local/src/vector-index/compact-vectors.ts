@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { writeAll } from './durable-files.ts';
-import { grown, grownCapacity, inverseNormOf, readIntoAt, type SlotVectors } from './vectors.ts';
+import { readIntoAt, writeAll } from './durable-files.ts';
+import { grown, grownCapacity, inverseNormOf, type SlotVectors } from './vectors.ts';
 
 /** Slots read or written per block when a snapshot's vectors file is streamed (1 MiB at 512 dimensions). */
 const BLOCK_SLOTS = 512;

@@ -1,6 +1,6 @@
 import { CompactVectors } from './compact-vectors.ts';
 import type { NamespaceStore } from './store.ts';
-import { FloatVectors } from './vectors.ts';
+import { FloatVectors, inverseNormOf } from './vectors.ts';
 
 /** A query's cosine similarity with the stored vector at a slot, clamped to [0, 1]. */
 export type CosineOf = (slot: number) => number;
@@ -12,10 +12,12 @@ export type CosineOf = (slot: number) => number;
  * vectors (compact-vectors.ts) give their exact values by a read: use `cosineBounds` to need few.
  */
 export function cosineTo(store: NamespaceStore, vector: Float32Array): CosineOf {
-  const { vectors } = store;
-  const query = queryOf(vector, store.dimension);
+  return exactCosines(store, queryOf(vector, store.dimension));
+}
+
+function exactCosines(store: NamespaceStore, query: Query): CosineOf {
+  const { vectors, dimension } = store;
   if (vectors instanceof FloatVectors) {
-    const { dimension } = store;
     // The arena is read per call: a write may grow it between two searches.
     return (slot) => exactCosine(query, vectors.arena, slot * dimension, vectors.inverseNorms[slot] as number);
   }
@@ -37,7 +39,8 @@ export interface CosineBounds {
 }
 
 export function cosineBounds(store: NamespaceStore, vector: Float32Array): CosineBounds {
-  const exact = cosineTo(store, vector);
+  const query = queryOf(vector, store.dimension);
+  const exact = exactCosines(store, query);
   const { vectors, dimension } = store;
   if (!(vectors instanceof CompactVectors)) {
     const bounds: CosineBounds = {
@@ -50,7 +53,7 @@ export function cosineBounds(store: NamespaceStore, vector: Float32Array): Cosin
     };
     return bounds;
   }
-  const { at, values, count, inverse } = queryOf(vector, dimension);
+  const { at, values, count, inverse } = query;
   let l1 = 0;
   let squared = 0;
   for (let j = 0; j < count; j++) {
@@ -100,7 +103,7 @@ function queryOf(vector: Float32Array, dimension: number): Query {
   const all = nonZero.length * 2 > dimension;
   const at = all ? Int32Array.from(vector, (_, i) => i) : Int32Array.from(nonZero);
   const values = Float32Array.from(at, (i) => vector[i] as number);
-  return { at, values, count: at.length, inverse: inverseNorm(vector) };
+  return { at, values, count: at.length, inverse: inverseNormOf(vector, 0, vector.length) };
 }
 
 /** The clamped cosine of `query` with the float32 vector at `base` of `row`, whose inverse norm is given. */
@@ -109,12 +112,6 @@ function exactCosine(query: Query, row: Float32Array, base: number, inverseNormO
   let dot = 0;
   for (let j = 0; j < count; j++) dot += (row[base + (at[j] as number)] as number) * (values[j] as number);
   return clamp(dot * inverseNormOfRow * query.inverse);
-}
-
-export function inverseNorm(vector: Float32Array): number {
-  let squared = 0;
-  for (let i = 0; i < vector.length; i++) squared += (vector[i] as number) * (vector[i] as number);
-  return squared > 0 ? 1 / Math.sqrt(squared) : 0;
 }
 
 function clamp(score: number): number {

@@ -12,12 +12,23 @@ export function writeAll(fd: number, data: Buffer): void {
  * throws `shortFile` if the file ends first.
  */
 export function readAllAt(fd: number, into: Buffer, length: number, position: number, shortFile: string): void {
+  if (readUpTo(fd, into, length, position) < length) throw new Error(shortFile);
+}
+
+/** Fills `target` from the file at `position`; the bytes past the file's end are set to zero. */
+export function readIntoAt(fd: number, target: Uint8Array, position: number): void {
+  target.fill(0, readUpTo(fd, target, target.length, position));
+}
+
+/** Reads `length` bytes at `position` into the start of `into`, or fewer where the file ends: how many. */
+function readUpTo(fd: number, into: Uint8Array, length: number, position: number): number {
   let filled = 0;
   while (filled < length) {
     const read = readSync(fd, into, filled, length - filled, position + filled);
-    if (read === 0) throw new Error(shortFile);
+    if (read === 0) break;
     filled += read;
   }
+  return filled;
 }
 
 export function syncFile(path: string): void {

@@ -60,10 +60,11 @@ export class LexicalScorer {
 
   /**
    * Each accepted slot owning a query term: the sum of its terms' shares times their saturated frequency, times
-   * ownTermsFactor, capped at 1. `lengths` are the slots' lengths.
+   * ownTermsFactor, capped at 1.
    */
-  score(query: WeighedQuery, lengths: Float64Array, context: WalkContext): LexicalMatches {
+  score(query: WeighedQuery, context: WalkContext): LexicalMatches {
     const { shares, queryTerms, averageLength, accepts } = query;
+    const { lengths } = context;
     const matches = this.none();
     const { scores, norms, state, ownTerms, touched, walk } = this;
     let touchedCount = 0;

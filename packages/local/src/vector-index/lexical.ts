@@ -193,7 +193,7 @@ export class LexicalPostings {
     if (!(ceiling > 0)) return this.scorer.none();
     const shares = weighted.map(([posting, weight]): [TermPostings, number] => [posting, weight / ceiling]);
     const averageLength = this.totalLength / this.documents || 1;
-    return this.scorer.score({ shares, queryTerms, averageLength, accepts }, this.lengths, this.walkContext());
+    return this.scorer.score({ shares, queryTerms, averageLength, accepts }, this.walkContext());
   }
 
   /**

@@ -25,13 +25,22 @@ export const ANY: SlotTest = () => true;
  * holds every live slot (the tenant's owner, a scope all its records share) tests nothing and is left out.
  */
 export function filterTest(store: NamespaceStore, filter: VectorFilter | undefined): SlotTest | undefined {
-  const entries = filterEntries(filter);
+  const postings = postingsOf(store, filterEntries(filter));
+  return postings && allOf(postings.filter((set) => set.size < store.size));
+}
+
+/** Each filter entry's posting list; `undefined` when a value has none, so no slot can pass. */
+function postingsOf(store: NamespaceStore, entries: readonly [string, string][]): SlotSet[] | undefined {
   const postings = entries.map(([field, value]) => store.postings.get(postingKey(field, value)));
-  if (postings.some((set) => set === undefined)) return undefined;
-  const narrowing = (postings as SlotSet[]).filter((set) => set.size < store.size).map((set) => set.test());
-  if (narrowing.length === 0) return ANY;
-  if (narrowing.length === 1) return narrowing[0] as SlotTest;
-  return (slot) => narrowing.every((test) => test(slot));
+  return postings.some((set) => set === undefined) ? undefined : (postings as SlotSet[]);
+}
+
+/** Membership of every one of `sets` (each by its bitmap when dense enough, slot-set.ts). */
+function allOf(sets: readonly SlotSet[]): SlotTest {
+  const tests = sets.map((set) => set.test());
+  if (tests.length === 0) return ANY;
+  if (tests.length === 1) return tests[0] as SlotTest;
+  return (slot) => tests.every((test) => test(slot));
 }
 
 /**
@@ -65,14 +74,11 @@ export function searchDense(
     const matches = searchGraph(store, graph, query.vector, topK, ANY);
     return matches.length >= topK ? matches : exactScan(store, query.vector, topK, store.idToSlot.values(), ANY);
   }
-  const postings = entries.map(([field, value]) => store.postings.get(postingKey(field, value)));
-  if (postings.some((set) => set === undefined)) return [];
-  const [candidates, ...others] = (postings as Set<number>[]).sort((a, b) => a.size - b.size) as [
-    Set<number>,
-    ...Set<number>[],
-  ];
+  const postings = postingsOf(store, entries);
+  if (!postings) return [];
+  const [candidates, ...others] = postings.sort((a, b) => a.size - b.size) as [SlotSet, ...SlotSet[]];
   // Scans walk the candidates, so only the other lists need testing; graph results must pass every list.
-  const inOthers: SlotTest = others.length === 0 ? ANY : (slot) => others.every((set) => set.has(slot));
+  const inOthers = allOf(others);
   if (!graph) return exactScan(store, query.vector, topK, candidates, inOthers);
   const matches: SlotTest = (slot) => candidates.has(slot) && inOthers(slot);
   // Expected matches among `fetch` graph results ≈ fetch × selectivity (at most candidates/live); ask for twice that.

@@ -2,7 +2,7 @@ import type { FrequencyTable } from './frequency-table.ts';
 import { BORROWS, decodeOwn, MAX_LINKS, NO_LINK, type SlotChains, SPLIT } from './slot-chains.ts';
 import { EPOCH_BITS, EPOCH_MASK, type TermPostings } from './term-postings.ts';
 
-/** What a walk reads besides the list: each slot's epoch and length, the chains, and the frequency table. */
+/** What a walk reads besides the list (each slot's epoch, the chains, the frequency table), and the slots' lengths. */
 export interface WalkContext {
   epochs: Uint8Array;
   lengths: Float64Array;

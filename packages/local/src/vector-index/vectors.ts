@@ -1,5 +1,5 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-import { writeDurably } from './durable-files.ts';
+import { closeSync, openSync } from 'node:fs';
+import { readIntoAt, writeDurably } from './durable-files.ts';
 
 /**
  * A namespace's vectors by slot, as the index keeps them in memory: all float32 (`FloatVectors`, the HNSW graph's
@@ -105,15 +105,4 @@ export function readInto(path: string, target: Uint8Array, position: number): vo
   } finally {
     closeSync(fd);
   }
-}
-
-/** `readInto` from an open file: the bytes past its end are set to zero. */
-export function readIntoAt(fd: number, target: Uint8Array, position: number): void {
-  let filled = 0;
-  while (filled < target.length) {
-    const read = readSync(fd, target, filled, target.length - filled, position + filled);
-    if (read === 0) break;
-    filled += read;
-  }
-  target.fill(0, filled);
 }
