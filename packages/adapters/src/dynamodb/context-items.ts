@@ -53,10 +53,7 @@ export function toItem(record: ContextRecord): Record<string, unknown> {
     item[indexes.documentsByTenant.partition] = tenantPartition(record.tenant);
     item[indexes.documentsByTenant.sort] = order;
   }
-  if (isUnsettled(record.status)) {
-    item[indexes.unsettled.partition] = UNSETTLED_PARTITION;
-    item[indexes.unsettled.sort] = unsettledKey(record.updatedAt, record._id);
-  }
+  Object.assign(item, unsettledAttributes(record.status, record.updatedAt, record._id));
   return item;
 }
 

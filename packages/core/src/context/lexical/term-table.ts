@@ -32,37 +32,32 @@ export class TermTable {
     this.mask = capacity - 1;
     this.slots = new Int32Array(capacity);
     this.rankOf = new Int32Array(capacity);
-    const keys = new Uint32Array(total);
+    this.keys = new Uint32Array(total);
     let distinct = 0;
     for (const list of lists) {
       for (let i = 0; i < list.length; i++) {
         const id = list[i] as number;
-        let slot = id & this.mask;
-        for (;;) {
-          const entry = this.slots[slot] as number;
-          if (entry === 0) {
-            keys[distinct++] = id;
-            this.slots[slot] = distinct;
-            break;
-          }
-          if (keys[entry - 1] === id) break;
-          slot = (slot + 1) & this.mask;
-        }
+        const slot = this.slotOf(id);
+        if (this.slots[slot] !== 0) continue;
+        this.keys[distinct++] = id;
+        this.slots[slot] = distinct;
       }
     }
-    this.keys = keys;
-    this.ids = keys.slice(0, distinct).sort();
+    this.ids = this.keys.slice(0, distinct).sort();
     for (let rank = 0; rank < distinct; rank++) this.rankOf[this.slotOf(this.ids[rank] as number)] = rank;
     this.sums = new Float64Array(distinct);
     this.seen = new Uint8Array(distinct);
     this.touched = new Int32Array(distinct);
   }
 
-  /** The slot holding `id` (one the table was built from). */
+  /** The slot holding `id`, or the empty one where it goes. */
   private slotOf(id: number): number {
     let slot = id & this.mask;
-    while (this.keys[(this.slots[slot] as number) - 1] !== id) slot = (slot + 1) & this.mask;
-    return slot;
+    for (;;) {
+      const entry = this.slots[slot] as number;
+      if (entry === 0 || this.keys[entry - 1] === id) return slot;
+      slot = (slot + 1) & this.mask;
+    }
   }
 
   /** The ranks of `list`'s ids, in order (each id must be one the table was built from). */
