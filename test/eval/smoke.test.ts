@@ -1,41 +1,26 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { LEXICAL_RELEVANCE_FLOOR, loadConfig } from '@memgate/adapters';
-import { silentLogger } from '@memgate/http';
-import { startLocalServer } from '@memgate/local/server';
+import { LEXICAL_RELEVANCE_FLOOR } from '@memgate/adapters';
 import { signLocalToken } from '@memgate/local/token';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConversations } from '../../bench/eval/dataset.ts';
 import { evaluateHistory } from '../../bench/eval/history.ts';
 import { type EvalReport, renderEvalMarkdown } from '../../bench/eval/report.ts';
 import { evaluateRetrieval } from '../../bench/eval/retrieval.ts';
 import { takeLastMessages } from '../../bench/eval/server.ts';
 import type { EvalTarget } from '../../bench/eval/target.ts';
+import { startTestLocalServer } from '../support/local-server.ts';
 import { startUpstreamStub, type UpstreamStub } from '../support/upstream-stub.ts';
 import { SYNTHETIC_SAMPLES } from './synthetic.ts';
 
 // The evaluation's own code (npm run eval) on a conversation whose answers are known, against the local server.
 const SECRET = 'memgate-eval-smoke-secret-0123456789';
 const conversations = parseConversations(SYNTHETIC_SAMPLES);
-let dataDir: string;
 let stub: UpstreamStub;
 let stop: () => Promise<void>;
 let target: EvalTarget;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'memgate-eval-'));
   stub = await startUpstreamStub({ behavior: { reply: 'ok' } });
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-    TABLE_NAME: `eval-${randomUUID().slice(0, 8)}`,
-    PORT: '0',
-    AUTH_JWT_SECRET: SECRET,
-    PROXY_ALLOW_PRIVATE_TARGETS: 'true',
-  });
-  const server = await startLocalServer(config, silentLogger);
+  const server = await startTestLocalServer('eval', { AUTH_JWT_SECRET: SECRET, PROXY_ALLOW_PRIVATE_TARGETS: 'true' });
   stop = server.stop;
   target = {
     url: server.url,
@@ -48,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stop?.();
   await stub?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const reportBase: EvalReport = {

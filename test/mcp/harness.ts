@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '@memgate/adapters';
-import { silentLogger } from '@memgate/http';
-import { type RunningServer, startLocalServer } from '@memgate/local/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { inject } from 'vitest';
+import { startTestLocalServer } from '../support/local-server.ts';
 import { TEST_SECRET } from '../support/tokens.ts';
 
 export interface McpHarness {
@@ -24,16 +18,7 @@ export interface McpHarness {
  * run's DynamoDB Local with a table of its own, listening on a free port.
  */
 export async function startMcpHarness(): Promise<McpHarness> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'memgate-mcp-'));
-  const config = loadConfig({
-    PORT: '0',
-    DATA_DIR: dataDir,
-    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-    TABLE_NAME: `mcp-${Math.random().toString(36).slice(2, 10)}`,
-    AUTH_JWT_SECRET: TEST_SECRET,
-    LOG_LEVEL: 'silent',
-  });
-  const server: RunningServer = await startLocalServer(config, silentLogger);
+  const server = await startTestLocalServer('mcp', { AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent' });
   const clients: Client[] = [];
   return {
     url: server.url,
@@ -58,7 +43,6 @@ export async function startMcpHarness(): Promise<McpHarness> {
     async close() {
       await Promise.all(clients.map((client) => client.close()));
       await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
