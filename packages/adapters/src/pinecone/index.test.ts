@@ -40,6 +40,13 @@ describe('Pinecone vector index: requests the real client sends', () => {
       metadata: { ...metadataFor({ tags: ['t'] }), internalNote: 'not for pinecone' } as VectorItem['metadata'],
     }));
 
+  it('prepares without sending anything or failing, and the next call is served as without it', async () => {
+    const index = adapter();
+    expect(index.prepare?.()).toBeUndefined();
+    await index.upsert('user:prepared', items(1, 4));
+    expect(emulator.requests.map((request) => request.path)).toEqual(['/vectors/upsert']);
+  });
+
   it('upserts into the tenant namespace in batches of at most 1,000, with only the metadata fields', async () => {
     await adapter().upsert('org:acme', items(2_500, 8));
     const upserts = emulator.requests.filter((request) => request.path === '/vectors/upsert');

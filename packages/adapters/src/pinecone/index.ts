@@ -76,6 +76,10 @@ export function createPineconeVectorIndex({
   }
 
   return {
+    prepare() {
+      // The chunk is read, compiled and evaluated while the caller waits on other I/O; a failure is the next call's.
+      connect().catch(() => {});
+    },
     async upsert(namespace, items) {
       const latest = new Map(items.map((item) => [item.id, item])); // last one wins, as one request would do
       const batches = [...upsertBatches([...latest.values()].map(toPineconeRecord))];

@@ -130,6 +130,12 @@ export interface VectorIndex {
    * only trusts a tag equal to the tenant's current one.
    */
   confirm?(namespace: TenantKey, confirmations: readonly Confirmation[]): Promise<void>;
+  /**
+   * Optional: starts readying what the first call needs (Pinecone's client, loaded on first use), without waiting and
+   * without failing (a failure is the next call's). An add calls it while its first read is on the wire, so a cold
+   * start readies the client then instead of after the chunk rows are written.
+   */
+  prepare?(): void;
 }
 
 /** What search reads of a hit's chunk and of its document: enough to decide visibility and to build the result. */

@@ -168,9 +168,12 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
   // With an index that confirms, the tenant's generation tag is read in the same batch (made if absent): the chunks
   // this add makes visible are confirmed at it once written (confirmAdded).
   const confirms = deps.index.confirm !== undefined;
-  const { records: existing, generations } = confirms
-    ? await deps.repository.getManyWithGenerations([...unique.keys()], [tenant])
-    : { records: await deps.repository.getMany([...unique.keys()]), generations: undefined };
+  const reading = confirms
+    ? deps.repository.getManyWithGenerations([...unique.keys()], [tenant])
+    : deps.repository.getMany([...unique.keys()]).then((records) => ({ records, generations: undefined }));
+  // The upsert comes two round trips later: what it needs is readied while this read is on the wire.
+  deps.index.prepare?.();
+  const { records: existing, generations } = await reading;
   const tag = generations && (await completeTags(deps.repository, [tenant], generations)).get(tenant);
   for (const old of existing) {
     const item = unique.get(old._id);
