@@ -48,7 +48,7 @@ export class LexicalPostings {
   private totalLength = 0;
   private readonly chains = new SlotChains();
   private readonly walk = new TermWalk();
-  private readonly scorer = new LexicalScorer(this.walk);
+  private readonly scorer = new LexicalScorer();
 
   /**
    * Counts a slot's terms. Without `chain` its postings hold each merged frequency (own plus neighbours', negated

@@ -25,6 +25,13 @@ export const EPOCH_MASK = (1 << EPOCH_BITS) - 1;
 /** Slots an entry can name (2^24): the arena of that many 512-dimension vectors alone would be 32 GiB. */
 export const MAX_SLOTS = 2 ** (32 - EPOCH_BITS);
 
+/** How many of the first `count` entries are in slot order. */
+function sortedPrefix(entries: Uint32Array, count: number): number {
+  let at = 1;
+  while (at < count && (entries[at] as number) >>> EPOCH_BITS >= (entries[at - 1] as number) >>> EPOCH_BITS) at++;
+  return Math.min(at, count);
+}
+
 /** Which postings are live: a posting is when its epoch is still its slot's and its slot is counted. */
 export interface Liveness {
   epochs: Uint8Array;
@@ -60,6 +67,11 @@ export class TermPostings {
    * of its own, a stored context posting, both, or only through its neighbours' postings).
    */
   heldUnits = 0;
+  /**
+   * Leading postings in slot order (non-decreasing slots): a query reads its lists in slot order (lexical-sweep.ts),
+   * so a list appended out of order (a reused slot) is put in order once, by `inSlotOrder`, before it is read.
+   */
+  sortedUpTo = 0;
 
   constructor(public countedAt: number) {}
 
@@ -97,6 +109,7 @@ export class TermPostings {
       }
     }
     postings.heldUnits = heldUnits ?? units;
+    postings.sortedUpTo = sortedPrefix(entries, count);
     return postings;
   }
 
@@ -108,7 +121,16 @@ export class TermPostings {
   /** Appends a posting; `slot` -1 keeps the entry already there (`of`). */
   append(slot: number, epoch: number, frequency: number, table: FrequencyTable): void {
     if (this.size === this.entries.length) this.resize(this.size + Math.max(INITIAL_CAPACITY, this.size >> 2));
-    if (slot >= 0) this.entries[this.size] = slot * (EPOCH_MASK + 1) + epoch;
+    if (slot >= 0) {
+      const entry = slot * (EPOCH_MASK + 1) + epoch;
+      // In slot order while each slot is at least the last one's (one slot's postings may follow each other).
+      if (
+        this.sortedUpTo === this.size &&
+        (this.size === 0 || entry >>> EPOCH_BITS >= (this.entries[this.size - 1] as number) >>> EPOCH_BITS)
+      )
+        this.sortedUpTo++;
+      this.entries[this.size] = entry;
+    }
     if (this.codes) {
       const code = table.codeOf(frequency);
       if (code >= 0) this.codes[this.size] = code;
@@ -127,6 +149,34 @@ export class TermPostings {
     this.live = live;
     const dead = this.size - live;
     if (dead > 0 && (compactAny || dead > live + SLACK)) this.compact(liveness);
+  }
+
+  /**
+   * Puts the postings in slot order, keeping the order of one slot's postings (the last own one wins in a walk): the
+   * postings after the sorted prefix (a reused slot's, appended since) are sorted and merged into it.
+   */
+  inSlotOrder(): void {
+    const { size, sortedUpTo } = this;
+    if (sortedUpTo >= size) return;
+    const { entries, codes, wide } = this;
+    const slotAt = (i: number) => (entries[i] as number) >>> EPOCH_BITS;
+    const tail = Array.from({ length: size - sortedUpTo }, (_, i) => sortedUpTo + i);
+    tail.sort((a, b) => slotAt(a) - slotAt(b) || a - b);
+    const order = new Int32Array(size);
+    let i = 0;
+    let j = 0;
+    for (let at = 0; at < size; at++) {
+      const fromPrefix = j >= tail.length || (i < sortedUpTo && slotAt(i) <= slotAt(tail[j] as number));
+      order[at] = fromPrefix ? i++ : (tail[j++] as number);
+    }
+    const reorder = <T extends Uint32Array | Uint16Array | Float64Array>(array: T): void => {
+      const copy = array.slice(0, size);
+      for (let at = 0; at < size; at++) array[at] = copy[order[at] as number] as number;
+    };
+    reorder(entries);
+    if (codes) reorder(codes);
+    if (wide) reorder(wide);
+    this.sortedUpTo = size;
   }
 
   /** The live postings (recounted first), sorted by slot: slots, and codes or exact frequencies. */
@@ -167,6 +217,7 @@ export class TermPostings {
       kept++;
     }
     this.size = kept;
+    this.sortedUpTo = sortedPrefix(entries, kept);
     if (this.entries.length > INITIAL_CAPACITY && kept * 4 < this.entries.length)
       this.resize(Math.max(INITIAL_CAPACITY, kept + (kept >> 2)));
   }

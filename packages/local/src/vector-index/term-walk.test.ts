@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FrequencyTable } from './frequency-table.ts';
+import { LexicalSweep } from './lexical-sweep.ts';
 import { ownCode, SlotChains } from './slot-chains.ts';
 import { TermPostings } from './term-postings.ts';
 import { TermWalk, type WalkContext } from './term-walk.ts';
@@ -7,20 +8,23 @@ import { TermWalk, type WalkContext } from './term-walk.ts';
 /**
  * Six chunks of one add, each SPLIT and borrowing from its neighbours (two on each side, 0.45 before, 0.15 after, as
  * chunkTerms weighs them), and slot 6 written without a chain: its neighbours' terms stored (a negative posting).
+ * `at` places chunk i at a slot of its own (reused slots: its neighbours may be far apart, in any order).
  */
-function namespace() {
+function namespace(at = (chunk: number) => chunk) {
   const table = new FrequencyTable();
   const chains = new SlotChains();
   const epochs = new Uint8Array(1024);
-  const lengths = new Float64Array(1024).fill(5, 0, 7);
-  for (let slot = 0; slot < 6; slot++) {
-    const links = [slot - 2, slot - 1, slot + 1, slot + 2].filter((other) => other >= 0 && other < 6);
-    chains.set(slot, { links, weights: links.map((other) => (other < slot ? 0.45 : 0.15)), borrows: true }, epochs);
+  const lengths = new Float64Array(1024);
+  for (let chunk = 0; chunk < 7; chunk++) lengths[at(chunk)] = 5;
+  for (let chunk = 0; chunk < 6; chunk++) {
+    const links = [chunk - 2, chunk - 1, chunk + 1, chunk + 2].filter((other) => other >= 0 && other < 6);
+    const weights = links.map((other) => (other < chunk ? 0.45 : 0.15));
+    chains.set(at(chunk), { links: links.map(at), weights, borrows: true }, epochs);
   }
-  chains.kinds[0] = 0; // no longer SPLIT, as a chunk written again alone: it neither lends nor borrows
-  const list = (postings: [slot: number, value: number][]) => {
+  chains.kinds[at(0)] = 0; // no longer SPLIT, as a chunk written again alone: it neither lends nor borrows
+  const list = (postings: [chunk: number, value: number][]) => {
     const posting = new TermPostings(0);
-    for (const [slot, value] of postings) posting.append(slot, epochs[slot] as number, value, table);
+    for (const [chunk, value] of postings) posting.append(at(chunk), epochs[at(chunk)] as number, value, table);
     return posting;
   };
   // "tide": slots 1 and 4 hold it (slot 4 twice, once unlent), slot 6 only through its neighbours.
@@ -37,6 +41,18 @@ function namespace() {
   ]);
   const context: WalkContext = { epochs, lengths, chains, table };
   return { context, tide, harbour };
+}
+
+/** Each slot a sweep finishes, with its frequency of each list's term (undefined: it holds none of it). */
+function swept(lists: TermPostings[], context: WalkContext) {
+  const found: (number | undefined)[][] = [];
+  new LexicalSweep().run(lists, context, (slot, sweep) => {
+    sweep.frequenciesOf(slot, context);
+    const frequencies: (number | undefined)[] = lists.map(() => undefined);
+    for (let i = 0; i < sweep.count; i++) frequencies[sweep.terms[i] as number] = sweep.frequencies[i];
+    found.push([slot, ...frequencies]);
+  });
+  return found;
 }
 
 const met = (walk: TermWalk) =>
@@ -59,20 +75,36 @@ describe('term walk', () => {
       [5, -0.45],
       [6, -0.6],
     ]);
-    walk.markOwners([[tide], [harbour]], context);
-    const owners = [0, 1, 2, 4, 6];
-    for (const [i, list] of [tide, harbour].entries()) {
-      walk.walk(list, context, false, true);
-      expect(met(walk)).toEqual(full[i]?.filter(([slot]) => owners.includes(slot as number)));
-    }
-    // Marked again, only the new marks count: slot 1 (a "tide" owner) borrows "harbour" from slot 2.
-    walk.markOwners([[harbour]], context);
-    walk.walk(harbour, context, false, true);
-    expect(met(walk)).toEqual([
-      [0, 1.45],
-      [2, 3],
-      [6, 2],
-    ]);
+    // A query's sweep of both lists: the slots owning either term, in slot order, each with the walks' frequencies.
+    expect(swept([tide, harbour], context)).toEqual(
+      [0, 1, 2, 4, 6].map((slot) => [slot, ...full.map((walked) => walked.find(([at]) => at === slot)?.[1])]),
+    );
     expect(full[1]).toContainEqual([1, -(0.15 + 0.15 + 0.15)]);
+  });
+
+  it('sweeps neighbours lent from far away (reused slots) and lists appended out of slot order as the walks do', () => {
+    // Chunk i at slot 40 * (6 - i): neighbours a block or two apart, in falling slot order, lists appended unsorted.
+    const place = (chunk: number) => 40 * (6 - chunk);
+    const { context, tide, harbour } = namespace(place);
+    const walk = new TermWalk();
+    const full = [tide, harbour].map((list) => {
+      walk.walk(list, context);
+      return met(walk);
+    });
+    const owners = [0, 1, 2, 4, 6].map(place).sort((a, b) => a - b);
+    expect(swept([tide, harbour], context)).toEqual(
+      owners.map((slot) => [slot, ...full.map((walked) => walked.find(([at]) => at === slot)?.[1])]),
+    );
+    // More terms than a 32-bit word of term bits: the same lists read 20 times each, the same frequencies.
+    const many = Array.from({ length: 40 }, (_, t) => (t % 2 === 0 ? tide : harbour));
+    expect(swept(many, context)).toEqual(
+      owners.map((slot) => [slot, ...many.map((_, t) => full[t % 2]?.find(([at]) => at === slot)?.[1])]),
+    );
+    // Put in slot order by the sweep; a walk still gives the same frequencies.
+    expect(tide.sortedUpTo).toBe(tide.size);
+    walk.walk(tide, context);
+    expect(met(walk).sort(([a], [b]) => (a as number) - (b as number))).toEqual(
+      [...(full[0] as number[][])].sort(([a], [b]) => (a as number) - (b as number)),
+    );
   });
 });

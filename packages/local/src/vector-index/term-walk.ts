@@ -22,9 +22,8 @@ const LENT_WORD = 4;
  * chunkTerms summed the stored contextTerms, so it has the same bits; the frequency is then `own + context` (own
  * first) or `-context` when the slot's own text does not hold the term, as the postings stored it before (lexical.ts).
  * The result holds until the next walk: `slots[0..count)` in the order they were met, `frequencies[i]` each.
- * After `markOwners`, a walk may keep to the marked slots (`ownersOnly`): a query's lexical match scores only slots
- * whose own text holds one of its terms, and at 100k chunks 3 in 4 of the slots a walk met held them only through
- * their neighbours, each costing a lent sum that no score read.
+ * Walks count a term's holders (LexicalPostings.counted) and store what borrowers borrow (`storeBorrowed`); a query
+ * reads the same frequencies of its owners from one sweep of all its lists (lexical-sweep.ts).
  */
 export class TermWalk {
   slots = new Int32Array(1024);
@@ -42,60 +41,20 @@ export class TermWalk {
   /** `work`'s buffer as 32-bit words: the lent counts of slot s are at s * RECORD_WORDS + LENT_WORD + link. */
   private lentBy = new Uint32Array(this.work.buffer);
   private seen = new Uint8Array(1024);
-  /** Slots markOwners marked (1), and which, to unmark them on the next call. */
-  private owners = new Uint8Array(1024);
-  private marked = new Int32Array(1024);
-  private markedCount = 0;
 
-  /**
-   * Marks every live slot whose own text holds the term of one of `lists` (own count above 0, as `walk` reads it),
-   * and only those: the previous marks are forgotten.
-   */
-  markOwners(lists: readonly (readonly [TermPostings, ...unknown[]])[], { epochs, chains, table }: WalkContext): void {
-    const { kinds } = chains;
-    const { values, owns } = table;
-    const { owners, marked } = this;
-    for (let i = 0; i < this.markedCount; i++) owners[marked[i] as number] = 0;
-    let count = 0;
-    for (const [posting] of lists) {
-      const { entries, codes, wide, size } = posting;
-      const holdsDead = size !== posting.live;
-      for (let i = 0; i < size; i++) {
-        const entry = entries[i] as number;
-        const slot = entry >>> EPOCH_BITS;
-        if (owners[slot] !== 0 || (holdsDead && (entry & EPOCH_MASK) !== epochs[slot])) continue;
-        const code = codes ? (codes[i] as number) : -1;
-        const value = codes ? (values[code] as number) : ((wide as Float64Array)[i] as number);
-        if (value < 0) continue;
-        const mine =
-          ((kinds[slot] as number) & SPLIT) === 0 ? value : code >= 0 ? (owns[code] as number) : decodeOwn(value)[0];
-        if (!(mine > 0)) continue;
-        owners[slot] = 1;
-        marked[count++] = slot;
-      }
-    }
-    this.markedCount = count;
-  }
-
-  /**
-   * `checkEpochs`: the list's live count may be stale (not recounted since a removal): check every posting.
-   * `ownersOnly`: only the slots markOwners marked, `posting` among the lists it was given (a slot lending the term
-   * then owns it), with the same frequencies as a full walk gives them, to the bit.
-   */
-  walk(posting: TermPostings, context: WalkContext, checkEpochs = false, ownersOnly = false): void {
+  /** `checkEpochs`: the list's live count may be stale (not recounted since a removal): check every posting. */
+  walk(posting: TermPostings, context: WalkContext, checkEpochs = false): void {
     const { epochs, chains, table } = context;
     const { entries, codes, wide, size } = posting;
     const holdsDead = checkEpochs || size !== posting.live;
     const { kinds, links } = chains;
     const { values, owns, lents } = table;
-    const { work, lentBy, seen, slots, owners } = this;
+    const { work, lentBy, seen, slots } = this;
     let count = 0;
     for (let i = 0; i < size; i++) {
       const entry = entries[i] as number;
       const slot = entry >>> EPOCH_BITS;
       if (holdsDead && (entry & EPOCH_MASK) !== epochs[slot]) continue; // a removed slot's, not compacted yet
-      // Not an owner: a posting of its neighbours' terms, or an own one that lends nothing (it would be an owner).
-      if (ownersOnly && owners[slot] === 0) continue;
       const at = slot * RECORD_DOUBLES;
       if (seen[slot] === 0) {
         seen[slot] = 1;
@@ -128,7 +87,6 @@ export class TermWalk {
         const link = links[base + k] as number;
         if (link === NO_LINK) continue;
         const borrower = link >>> EPOCH_BITS;
-        if (ownersOnly && owners[borrower] === 0) continue;
         // A removed slot's kind is cleared (SlotChains.clear) and its epoch bumped: a live borrower passes both.
         if ((link & EPOCH_MASK) !== epochs[borrower] || ((kinds[borrower] as number) & BORROWS) === 0) continue;
         const position = chains.positionOf(borrower, entry);
@@ -200,8 +158,5 @@ export class TermWalk {
     this.work = new Float64Array(size * RECORD_DOUBLES);
     this.lentBy = new Uint32Array(this.work.buffer);
     this.seen = new Uint8Array(size);
-    this.owners = new Uint8Array(size);
-    this.marked = new Int32Array(size);
-    this.markedCount = 0;
   }
 }
