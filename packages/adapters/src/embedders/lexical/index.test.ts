@@ -73,6 +73,26 @@ describe('lexical embedder', () => {
     expect(hash.digest('hex')).toBe('e2d244483c453153469463280a72b7860bd5c46021804b5ea2ce3442f39704ce');
   });
 
+  it('gives the vectors of earlier versions for repeated words, long runs, and texts that outgrow the feature table', async () => {
+    const texts = [
+      'banana banana bandana: the banana, the bandana and the Banana again',
+      'Caroline: I went to the support group yesterday. Caroline said the group helped; the group meets weekly.',
+      `${'x'.repeat(60)} ${'x'.repeat(60)} short ${'x'.repeat(60)} short`,
+      Array.from({ length: 4000 }, (_, i) => `w${(i * 7919) % 997}`).join(' '),
+      // More features than a table is kept for: room made token by token, then the table shrinks back.
+      Array.from({ length: 12000 }, (_, i) => `v${(i * 7919) % 10007}`).join(' '),
+      '東京の天気予報 東京の天気 ÉCOLE école Straße straße',
+    ];
+    const hash = createHash('sha256');
+    const vectors = [
+      ...(await embedder.embed(texts, 'document')),
+      ...(await embedder.embed(texts.slice(0, 1), 'document')),
+    ];
+    for (const vector of vectors) hash.update(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+    // Digest of what lexical-v1 gave before its feature table made room ahead of each text (session 8).
+    expect(hash.digest('hex')).toBe('36087a6e01b7461d0b32b4894c7d212974d2bf3422cf51cbbeec462685ffa573');
+  });
+
   it('gives the zero vector for a text with no tokens', async () => {
     const [empty] = await embedder.embed(['   '], 'query');
     expect(Array.from(empty as Float32Array).every((value) => value === 0)).toBe(true);

@@ -31,7 +31,9 @@ export function createLexicalEmbedder({ dimension = 512 }: LexicalEmbedderOption
     const { keys, counts, weights, size } = extractFeatures(tokenize(text), table, DEFAULT_WEIGHTS);
     for (let i = 0; i < size; i++) {
       const hash = keys[i] as number;
-      const value = (weights[i] as number) * (1 + Math.log(counts[i] as number));
+      const count = counts[i] as number;
+      // Most features occur once: their 1 + ln(1) is exactly 1, so skipping the log gives the same value.
+      const value = count === 1 ? (weights[i] as number) : (weights[i] as number) * (1 + Math.log(count));
       // Low bits choose the bucket, the top bit the sign: independent bits of one well-mixed hash.
       vector[hash & mask] = (vector[hash & mask] as number) + (hash & 0x80000000 ? -value : value);
     }
