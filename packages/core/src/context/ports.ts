@@ -8,6 +8,16 @@ export interface Embedder {
   readonly dimension: number;
   /** Embeds in one batch where the backend allows; vectors are L2-normalised. */
   embed(texts: readonly string[], purpose: 'document' | 'query'): Promise<Float32Array[]>;
+  /**
+   * Optional: `embed` for texts whose words (`textWords`) the caller has already read, the same vectors without
+   * tokenising each text again. An embedder that reads texts as `textWords` does offers it (the lexical one): an add
+   * reads its chunks' words once for their terms and their vectors.
+   */
+  embedWords?(
+    texts: readonly string[],
+    words: readonly (readonly string[])[],
+    purpose: 'document' | 'query',
+  ): Promise<Float32Array[]>;
 }
 
 /** Filterable attributes stored beside each vector; equality only. */

@@ -3,6 +3,8 @@
  * (fastText-style, with `<` `>` word boundaries), each hashed to a 32-bit integer without building substrings.
  */
 
+import { textWords } from '@memgate/core';
+
 /** Frequent English function words: kept, but weighted low, so that two unrelated texts do not look alike. */
 const STOPWORDS = new Set(
   (
@@ -11,10 +13,6 @@ const STOPWORDS = new Set(
     'were what when where which while who why will with would you your'
   ).split(' '),
 );
-
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
-// Han and kana are written without spaces: each character is a token, so bigrams are character bigrams.
-const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
 const SYMBOL_RUN = /\S+/gu;
 
 // Seeds keep the three feature families apart in hash space.
@@ -39,12 +37,14 @@ export const DEFAULT_WEIGHTS: FeatureWeights = {
   chargram: 0.25,
 };
 
-/** Unicode-aware, locale-independent tokenisation (NFKC + lowercase); symbol runs when a text has no letters or digits. */
+/**
+ * Unicode-aware, locale-independent tokenisation: the lexical index's words (`textWords`: NFKC, lower case, each Han
+ * or kana character alone), or symbol runs when a text has no letters or digits.
+ */
 export function tokenize(text: string): string[] {
-  const normalised = text.normalize('NFKC').toLowerCase().replace(UNSPACED_SCRIPT, ' $& ');
-  const words = normalised.match(WORD);
-  if (words && words.length > 0) return words;
-  return normalised.match(SYMBOL_RUN) ?? [];
+  const words = textWords(text);
+  if (words.length > 0) return words;
+  return text.normalize('NFKC').toLowerCase().match(SYMBOL_RUN) ?? [];
 }
 
 /** murmur3's 32-bit finaliser: spreads every input bit over the whole word. */

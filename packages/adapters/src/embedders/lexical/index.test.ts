@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { textWords } from '@memgate/core';
 import { describe, expect, it } from 'vitest';
 import { embedderConformance } from '../../../../../test/conformance/embedder.ts';
 import { createLexicalEmbedder } from './index.ts';
@@ -91,6 +92,13 @@ describe('lexical embedder', () => {
     for (const vector of vectors) hash.update(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
     // Digest of what lexical-v1 gave before its feature table made room ahead of each text (session 8).
     expect(hash.digest('hex')).toBe('36087a6e01b7461d0b32b4894c7d212974d2bf3422cf51cbbeec462685ffa573');
+  });
+
+  it('embeds the words a caller has read already (textWords) into the vectors of the texts', async () => {
+    const texts = ['To reset your password, open settings.', '東京の天気予報 ÉCOLE ﬁle', '🎉🎉 !!', '   ', 'the of'];
+    const fromWords = await embedder.embedWords?.(texts, texts.map(textWords), 'document');
+    expect(fromWords).toEqual(await embedder.embed(texts, 'document'));
+    expect(fromWords?.[2]?.some((value) => value !== 0)).toBe(true);
   });
 
   it('gives the zero vector for a text with no tokens', async () => {

@@ -26,9 +26,9 @@ export function createLexicalEmbedder({ dimension = 512 }: LexicalEmbedderOption
   // One table for every text: embedding is synchronous, so no two texts ever share it at once.
   const table = new FeatureTable();
 
-  function embedText(text: string): Float32Array {
+  function embedTokens(tokens: readonly string[]): Float32Array {
     const vector = new Float32Array(dimension);
-    const { keys, counts, weights, size } = extractFeatures(tokenize(text), table, DEFAULT_WEIGHTS);
+    const { keys, counts, weights, size } = extractFeatures(tokens, table, DEFAULT_WEIGHTS);
     for (let i = 0; i < size; i++) {
       const hash = keys[i] as number;
       const count = counts[i] as number;
@@ -46,17 +46,22 @@ export function createLexicalEmbedder({ dimension = 512 }: LexicalEmbedderOption
     return vector;
   }
 
+  /** `words[i]`: texts[i]'s `textWords` (what `tokenize` gives unless a text has no word: then its symbol runs). */
+  async function embedAll(texts: readonly string[], words?: readonly (readonly string[])[]): Promise<Float32Array[]> {
+    const vectors: Float32Array[] = [];
+    const slice = createTimeSlice(SLICE_MS);
+    for (let i = 0; i < texts.length; i++) {
+      if (slice.due()) await slice.giveWay();
+      const given = words?.[i];
+      vectors.push(embedTokens(given !== undefined && given.length > 0 ? given : tokenize(texts[i] as string)));
+    }
+    return vectors;
+  }
+
   return {
     id: `lexical-v1:${dimension}`,
     dimension,
-    async embed(texts) {
-      const vectors: Float32Array[] = [];
-      const slice = createTimeSlice(SLICE_MS);
-      for (const text of texts) {
-        if (slice.due()) await slice.giveWay();
-        vectors.push(embedText(text));
-      }
-      return vectors;
-    },
+    embed: (texts) => embedAll(texts),
+    embedWords: (texts, words) => embedAll(texts, words),
   };
 }

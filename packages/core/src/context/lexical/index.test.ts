@@ -10,6 +10,7 @@ import {
   SPOKEN_TERM,
   speakerTermIdsOf,
   termId,
+  textWords,
 } from './index.ts';
 
 const frequencies = (sparse: { indices: number[]; values: number[] }) =>
@@ -135,5 +136,7 @@ describe('lexical terms', () => {
       .digest('hex');
     // Digest of what the version before the memo produced: a change re-scores every stored chunk.
     expect(digest).toBe('f8d52b4108a73663fa0d41192dd40fd6ba20c9f2f74c92d887ec0a33c68ee270');
+    // From the words an add has already read (textWords, shared with the embedder): the same terms.
+    expect(chunkTerms(texts, undefined, texts.map(textWords))).toEqual(chunkTerms(texts));
   });
 });

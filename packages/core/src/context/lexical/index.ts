@@ -1,7 +1,7 @@
 import type { SparseValues } from '../ports.ts';
 import { speakerTermIdsOf } from './speakers.ts';
 import { TermTable } from './term-table.ts';
-import { lexicalTermIdsOf } from './terms.ts';
+import { lexicalTermIdsOf, termIdsOfWords } from './terms.ts';
 
 export {
   inverseDocumentFrequency,
@@ -11,7 +11,7 @@ export {
   saturatedFrequencyAt,
 } from './bm25.ts';
 export { querySpeakerIds, SPOKEN_TERM, speakerTermIdsOf } from './speakers.ts';
-export { lexicalTermIdsOf, lexicalTermsOf, termId } from './terms.ts';
+export { lexicalTermIdsOf, lexicalTermsOf, termId, textWords } from './terms.ts';
 
 /** How a chunk's neighbours lend it their terms (defaults chosen on LoCoMo's development split, bench/EVAL.md). */
 export interface NeighbourWindow {
@@ -57,10 +57,15 @@ export interface ChunkTerms {
  * markers (speakerTermIdsOf), its own only. A chunk is matched only
  * by its own words; its neighbours' then strengthen the match (a turn of a conversation that names the subject
  * once is found by the question's other words in the turns around it), and never make an unrelated chunk match.
+ * `words`: the texts' `textWords`, when the caller has them already (an add's, shared with the embedder).
  */
-export function chunkTerms(texts: readonly string[], window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW): ChunkTerms[] {
+export function chunkTerms(
+  texts: readonly string[],
+  window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW,
+  words?: readonly (readonly string[])[],
+): ChunkTerms[] {
   // Each text is tokenised once; its neighbours reuse its term ranks.
-  const ids = texts.map(lexicalTermIdsOf);
+  const ids = words ? words.map(termIdsOfWords) : texts.map(lexicalTermIdsOf);
   // A text's speaker (a label opening it) is its own: a neighbour's turn is not spoken by it.
   const speakers = texts.map(speakerTermIdsOf);
   const table = new TermTable([...ids, ...speakers]);

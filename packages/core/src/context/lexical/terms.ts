@@ -41,8 +41,12 @@ const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/
 /** Longer runs are not words (ids, base64): kept whole, never stemmed, so the stemmer's cost stays bounded. */
 const MAX_STEMMED_LENGTH = 40;
 
-/** The words of a text as the lexical index reads them: NFKC, lower case, each Han or kana character alone. */
-function wordsOf(text: string): string[] {
+/**
+ * The words of a text as the lexical index reads them: NFKC, lower case, each Han or kana character alone. The
+ * lexical embedder reads a text's words the same way (its `tokenize`), so an add tokenises each chunk once for both
+ * (Embedder.embedWords).
+ */
+export function textWords(text: string): string[] {
   return text.normalize('NFKC').toLowerCase().replace(UNSPACED_SCRIPT, ' $& ').match(WORD) ?? [];
 }
 
@@ -78,14 +82,19 @@ function memoOf(word: string): { term: string; id: number } {
  */
 export function lexicalTermsOf(text: string): string[] {
   const terms: string[] = [];
-  for (const word of wordsOf(text)) if (!STOP_WORDS.has(word)) terms.push(memoOf(word).term);
+  for (const word of textWords(text)) if (!STOP_WORDS.has(word)) terms.push(memoOf(word).term);
   return terms;
 }
 
 /** The ids (`termId`) of `lexicalTermsOf(text)`, in the same order. */
 export function lexicalTermIdsOf(text: string): number[] {
+  return termIdsOfWords(textWords(text));
+}
+
+/** The ids of the terms of a text whose words (`textWords`) are `words`: `lexicalTermIdsOf` of that text. */
+export function termIdsOfWords(words: readonly string[]): number[] {
   const ids: number[] = [];
-  for (const word of wordsOf(text)) if (!STOP_WORDS.has(word)) ids.push(memoOf(word).id);
+  for (const word of words) if (!STOP_WORDS.has(word)) ids.push(memoOf(word).id);
   return ids;
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryIndex, createMemoryRepository } from '../../../../../test/support/memory-ports.ts';
 import type { Principal } from '../../auth/index.ts';
+import { textWords } from '../lexical/index.ts';
 import type { Embedder, VectorItem } from '../ports.ts';
 import { createContextStore } from './index.ts';
 
@@ -83,4 +84,33 @@ describe('add with separateDocuments (captured exchanges stored together)', () =
       }
     },
   );
+});
+
+describe('add: each chunk is tokenised once', () => {
+  it("gives an embedder that reads textWords each chunk's words, in order, and takes its vectors", async () => {
+    const calls: { texts: readonly string[]; words: readonly (readonly string[])[] }[] = [];
+    const readsWords: Embedder = {
+      ...embedder,
+      embed: () => Promise.reject(new Error('embed: the add has read the words already')),
+      embedWords: async (texts, words) => {
+        calls.push({ texts, words });
+        return texts.map((_, i) => Float32Array.of(0, i + 1, 0, 0));
+      },
+    };
+    const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
+    const { repository } = createMemoryRepository(clock);
+    const { index } = createMemoryIndex();
+    const upserted: VectorItem[] = [];
+    const upsert: typeof index.upsert = async (namespace, items) => {
+      upserted.push(...items);
+      return index.upsert(namespace, items);
+    };
+    const store = createContextStore({ repository, index: { ...index, upsert }, embedder: readsWords, clock });
+    await store.add(alice, { documents: [ferry, invoice], separateDocuments: true });
+    expect(calls).toHaveLength(1);
+    const { texts, words } = calls[0] as (typeof calls)[number];
+    expect(texts.length).toBeGreaterThan(1);
+    expect(words).toEqual(texts.map(textWords));
+    expect(upserted.map((item) => item.values[1])).toEqual(texts.map((_, i) => i + 1));
+  });
 });

@@ -1,7 +1,13 @@
 import { type Principal, type TenantKey, tenantOf } from '../../auth/index.ts';
 import { vectorItemOf } from '../../cleanup/vectors.ts';
 import { invalid } from '../../errors/index.ts';
-import { chunkTerms, DEFAULT_NEIGHBOUR_WINDOW, neighbourOffsets, speakerTermIdsOf } from '../lexical/index.ts';
+import {
+  chunkTerms,
+  DEFAULT_NEIGHBOUR_WINDOW,
+  neighbourOffsets,
+  speakerTermIdsOf,
+  textWords,
+} from '../lexical/index.ts';
 import type { GenerationTag, VectorChain, VectorItem } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
@@ -62,16 +68,24 @@ function staleChunks(existing: readonly ContextRecord[], built: ReadonlyMap<stri
   });
 }
 
-/** Each chunk's terms with its neighbours' in `chunks`' order, or within its own document only (`separate`). */
-function termsOf(deps: ContextStoreDeps, chunks: readonly ContextRecord[], separate: boolean) {
+/**
+ * Each chunk's terms with its neighbours' in `chunks`' order, or within its own document only (`separate`), from
+ * the chunks' words (`textWords`, in the same order).
+ */
+function termsOf(
+  deps: ContextStoreDeps,
+  chunks: readonly ContextRecord[],
+  words: readonly (readonly string[])[],
+  separate: boolean,
+) {
   const window = deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW;
   const textsOf = (part: readonly ContextRecord[]) => part.map((chunk) => chunk.text);
-  if (!separate) return chunkTerms(textsOf(chunks), window);
+  if (!separate) return chunkTerms(textsOf(chunks), window, words);
   const terms: ReturnType<typeof chunkTerms> = [];
   // A document's chunks are consecutive (built document by document).
   for (let start = 0, end = 1; start < chunks.length; start = end, end = start + 1) {
     while (end < chunks.length && chunks[end]?.document_id === chunks[start]?.document_id) end += 1;
-    terms.push(...chunkTerms(textsOf(chunks.slice(start, end)), window));
+    terms.push(...chunkTerms(textsOf(chunks.slice(start, end)), window, words.slice(start, end)));
   }
   return terms;
 }
@@ -98,6 +112,7 @@ function chainsOf(deps: ContextStoreDeps, chunks: readonly ContextRecord[], sepa
 /**
  * The chunks' vectors: embeddings (the embedder runs while rows are written) and each chunk's terms, with its
  * neighbours' in this add's order (documents, then their chunks; or its own document's only), for the lexical half.
+ * Each chunk's words are read once, for its terms and, by an embedder that reads the same words, its vector.
  */
 function vectorItemsOf(
   deps: ContextStoreDeps,
@@ -105,11 +120,15 @@ function vectorItemsOf(
   separate: boolean,
 ): Promise<VectorItem[]> {
   const texts = chunks.map((chunk) => chunk.text);
-  const embedding = deps.embedder.embed(texts, 'document').catch((error: unknown) => {
+  const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
+  const { embedder } = deps;
+  const words = lexical || embedder.embedWords ? texts.map(textWords) : [];
+  const embedding = (
+    embedder.embedWords ? embedder.embedWords(texts, words, 'document') : embedder.embed(texts, 'document')
+  ).catch((error: unknown) => {
     throw indexingFailed('embedding the documents failed; nothing was added, retry the request', error);
   });
-  const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
-  const terms = lexical ? termsOf(deps, chunks, separate) : [];
+  const terms = lexical ? termsOf(deps, chunks, words, separate) : [];
   const chains = lexical ? chainsOf(deps, chunks, separate) : [];
   return embedding.then((vectors) =>
     chunks.map((chunk, i) => vectorItemOf(chunk, vectors[i] as Float32Array, terms[i], chains[i])),
