@@ -136,7 +136,8 @@ export const LEXICAL_HISTORY_RELEVANCE_FLOOR = 0.06;
 
 /** Reads and checks configuration once; a bad value stops start-up with a message naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const result = ConfigSchema.safeParse(env);
+  // Parsed once per process: without zod's compiled fast path, whose generation costs a cold start more than it saves.
+  const result = ConfigSchema.safeParse(env, { jitless: true });
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new Error(`invalid configuration: ${String(issue?.path.join('.'))}: ${issue?.message}`);
