@@ -56,6 +56,8 @@ export class LexicalScorer {
     const matches = this.none();
     const { scores, matched } = this;
     const weights = shares.map(([, share]) => share);
+    // ownTermsFactor by a slot's count of own terms (at most one per list): two square roots once, not per slot.
+    const factors = Array.from({ length: shares.length + 1 }, (_, own) => ownTermsFactor(own, queryTerms));
     let count = 0;
     this.sweep.run(
       shares.map(([posting]) => posting),
@@ -75,7 +77,7 @@ export class LexicalScorer {
         }
         // A slot owns a term when its own count is above 0: its frequency is then positive.
         if (ownTerms === 0) return;
-        scores[slot] = Math.min(1, score * ownTermsFactor(ownTerms, queryTerms));
+        scores[slot] = Math.min(1, score * (factors[ownTerms] as number));
         matched[count++] = slot;
       },
     );

@@ -53,6 +53,8 @@ export class LexicalSweep {
   private touched = new Uint32Array(RING_BLOCKS);
   /** Scratch of the slot being finished: its terms' bits, and each term's lent count by link (term * MAX_LINKS + j). */
   private mask = new Uint32Array(1);
+  /** Of those, the terms some link lends it: only they have lent counts to sum. */
+  private lentMask = new Uint32Array(1);
   private lentBy = new Uint32Array(32 * MAX_LINKS);
 
   run(lists: TermPostings[], context: WalkContext, visit: OwnerVisit): void {
@@ -88,6 +90,7 @@ export class LexicalSweep {
     }
     if (this.mask.length < this.words) {
       this.mask = new Uint32Array(this.words);
+      this.lentMask = new Uint32Array(this.words);
       this.held = new Uint32Array(RING * this.words);
       this.lends = new Uint32Array(RING * this.words);
     }
@@ -190,9 +193,12 @@ export class LexicalSweep {
   frequenciesOf(slot: number, context: WalkContext): void {
     const { epochs, chains } = context;
     const { kinds, links, weightCodes, weights } = chains;
-    const { termCount, words, mask, lentBy, own, stored, held } = this;
+    const { termCount, words, mask, lentMask, lentBy, own, stored, held } = this;
     const r = slot & RING_MASK;
-    for (let w = 0; w < words; w++) mask[w] = held[r * words + w] as number;
+    for (let w = 0; w < words; w++) {
+      mask[w] = held[r * words + w] as number;
+      lentMask[w] = 0;
+    }
     const borrows = ((kinds[slot] as number) & BORROWS) !== 0;
     if (borrows) {
       const self = slot * (EPOCH_MASK + 1) + (epochs[slot] as number);
@@ -221,7 +227,7 @@ export class LexicalSweep {
         const has = ((held[r * words + w] as number) & low) !== 0;
         const mine = has ? (own[at] as number) : 0;
         let neighbours = has ? (stored[at] as number) : 0;
-        if (borrows) {
+        if (((lentMask[w] as number) & low) !== 0) {
           for (let j = 0; j < MAX_LINKS; j++) {
             const times = lentBy[t * MAX_LINKS + j] as number;
             if (times === 0) continue;
@@ -247,7 +253,7 @@ export class LexicalSweep {
 
   /** What the neighbour `from`, in the ring, lends through link `j` (its entry `link`), term by term. */
   private lentFromRing(from: number, link: number, j: number): void {
-    const { termCount, words, mask, lentBy, lender, lent, lends } = this;
+    const { termCount, words, mask, lentMask, lentBy, lender, lent, lends } = this;
     const r = from & RING_MASK;
     for (let w = 0; w < words; w++) {
       let bits = lends[r * words + w] as number;
@@ -258,6 +264,7 @@ export class LexicalSweep {
         if (lender[r * termCount + t] !== link) continue;
         lentBy[t * MAX_LINKS + j] = lent[r * termCount + t] as number;
         mask[w] = (mask[w] as number) | low;
+        lentMask[w] = (lentMask[w] as number) | low;
       }
     }
   }
@@ -265,7 +272,7 @@ export class LexicalSweep {
   /** The same for a neighbour outside the ring: its own posting of each term, found in the lists by slot. */
   private lentFromLists(from: number, link: number, j: number, { epochs, chains, table }: WalkContext): void {
     if (((chains.kinds[from] as number) & SPLIT) === 0) return;
-    const { mask, lentBy } = this;
+    const { mask, lentMask, lentBy } = this;
     for (let t = 0; t < this.termCount; t++) {
       const list = this.lists[t] as TermPostings;
       const holdsDead = list.size !== list.live;
@@ -283,6 +290,7 @@ export class LexicalSweep {
       if (lending === 0) continue;
       lentBy[t * MAX_LINKS + j] = lending;
       mask[t >>> 5] = (mask[t >>> 5] as number) | (1 << (t & 31));
+      lentMask[t >>> 5] = (lentMask[t >>> 5] as number) | (1 << (t & 31));
     }
   }
 }
