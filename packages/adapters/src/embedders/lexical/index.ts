@@ -46,13 +46,23 @@ export function createLexicalEmbedder({ dimension = 512 }: LexicalEmbedderOption
     return vector;
   }
 
-  /** `words[i]`: texts[i]'s `textWords` (what `tokenize` gives unless a text has no word: then its symbol runs). */
-  async function embedAll(texts: readonly string[], words?: readonly (readonly string[])[]): Promise<Float32Array[]> {
+  /**
+   * `shared.words[i]`: texts[i]'s `textWords` (what `tokenize` gives unless a text has no word: then its symbol runs).
+   * They are let go at the batch's first yield, and the texts after it tokenised here: across a yield the batch holds
+   * its texts only, as `embed` does, so an add's words die young instead of waiting on other requests' work.
+   */
+  async function embedAll(
+    texts: readonly string[],
+    shared: { words?: readonly (readonly string[])[] | undefined },
+  ): Promise<Float32Array[]> {
     const vectors: Float32Array[] = [];
     const slice = createTimeSlice(SLICE_MS);
     for (let i = 0; i < texts.length; i++) {
-      if (slice.due()) await slice.giveWay();
-      const given = words?.[i];
+      if (slice.due()) {
+        shared.words = undefined;
+        await slice.giveWay();
+      }
+      const given = shared.words?.[i];
       vectors.push(embedTokens(given !== undefined && given.length > 0 ? given : tokenize(texts[i] as string)));
     }
     return vectors;
@@ -61,7 +71,7 @@ export function createLexicalEmbedder({ dimension = 512 }: LexicalEmbedderOption
   return {
     id: `lexical-v1:${dimension}`,
     dimension,
-    embed: (texts) => embedAll(texts),
-    embedWords: (texts, words) => embedAll(texts, words),
+    embed: (texts) => embedAll(texts, {}),
+    embedWords: (texts, words) => embedAll(texts, { words }),
   };
 }
