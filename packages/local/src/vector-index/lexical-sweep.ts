@@ -1,6 +1,6 @@
 import { BORROWS, decodeOwn, MAX_LINKS, NO_LINK, SPLIT } from './slot-chains.ts';
 import { EPOCH_BITS, EPOCH_MASK, type TermPostings } from './term-postings.ts';
-import type { WalkContext } from './term-walk.ts';
+import { addLent, heldFrequency, type WalkContext } from './term-walk.ts';
 
 /** Slots a block: one 32-bit word of touched slots. */
 const BLOCK_BITS = 5;
@@ -210,8 +210,8 @@ export class LexicalSweep {
         const near = Math.abs((from >>> BLOCK_BITS) - (slot >>> BLOCK_BITS)) <= 1;
         // Most neighbours lend no query term: the links are checked only for one that lends some.
         if (near && !this.lendsAny(from)) continue;
-        if (firstPosition(links, base, link) !== j) continue; // a repeated link: the first one borrows
-        if (firstPosition(links, from * MAX_LINKS, self) < 0) continue; // it does not lend to this slot (any more)
+        if (chains.positionOf(slot, link) !== j) continue; // a repeated link: the first one borrows
+        if (chains.positionOf(from, self) < 0) continue; // it does not lend to this slot (any more)
         if (near) this.lentFromRing(from, link, j);
         else this.lentFromLists(from, link, j, context);
       }
@@ -232,12 +232,11 @@ export class LexicalSweep {
             const times = lentBy[t * MAX_LINKS + j] as number;
             if (times === 0) continue;
             lentBy[t * MAX_LINKS + j] = 0;
-            const weight = weights[weightCodes[slot * MAX_LINKS + j] as number] as number;
-            for (let n = 0; n < times; n++) neighbours += weight;
+            neighbours = addLent(neighbours, weights[weightCodes[slot * MAX_LINKS + j] as number] as number, times);
           }
         }
         this.terms[count] = t;
-        this.frequencies[count++] = mine > 0 ? (neighbours > 0 ? mine + neighbours : mine) : -neighbours;
+        this.frequencies[count++] = heldFrequency(mine, neighbours);
       }
     }
     this.count = count;
@@ -293,12 +292,6 @@ export class LexicalSweep {
       lentMask[t >>> 5] = (lentMask[t >>> 5] as number) | (1 << (t & 31));
     }
   }
-}
-
-/** The first of a slot's MAX_LINKS links (from `base`) equal to `link`, or -1. */
-function firstPosition(links: Uint32Array, base: number, link: number): number {
-  for (let j = 0; j < MAX_LINKS; j++) if (links[base + j] === link) return j;
-  return -1;
 }
 
 /** The first posting of `slot` in a list in slot order (its size if none). */

@@ -16,6 +16,21 @@ const RECORD_WORDS = RECORD_DOUBLES * 2;
 const LENT_WORD = 4;
 
 /**
+ * Adds a neighbour's lent occurrences of a term to a slot's context sum one at a time, as chunkTerms summed the
+ * stored contextTerms, so the sum has the same bits.
+ */
+export function addLent(context: number, weight: number, times: number): number {
+  let sum = context;
+  for (let n = 0; n < times; n++) sum += weight;
+  return sum;
+}
+
+/** A slot's frequency of a term as its postings would store it: `own + context` (own first), or `-context` without own. */
+export function heldFrequency(own: number, context: number): number {
+  return own > 0 ? (context > 0 ? own + context : own) : -context;
+}
+
+/**
  * One term's frequency in every live slot that holds it, from its postings: a slot's own count, plus its neighbours'
  * weighted counts, either stored with it (a negative posting) or lent at query time by the neighbours' own postings
  * (BORROWS, slot-chains.ts). A borrowed sum adds each neighbour's occurrences one at a time in the chain's order, as
@@ -114,13 +129,12 @@ export class TermWalk {
           const lent = lentBy[lentAt + j] as number;
           if (lent === 0) continue;
           lentBy[lentAt + j] = 0;
-          const weight = weights[weightCodes[base + j] as number] as number;
-          for (let r = 0; r < lent; r++) context += weight;
+          context = addLent(context, weights[weightCodes[base + j] as number] as number, lent);
         }
       }
       const mine = work[at] as number;
       contexts[i] = context;
-      frequencies[i] = mine > 0 ? (context > 0 ? mine + context : mine) : -context;
+      frequencies[i] = heldFrequency(mine, context);
     }
     this.count = count;
   }
