@@ -18,6 +18,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON body, or the raw text when it was not JSON. */
   body: unknown;
+  /** The body's bytes as received, decoded as UTF-8 (what a client sent, byte for byte). */
+  text: string;
 }
 
 /**
@@ -112,14 +114,14 @@ export async function startUpstreamStub(
   let disconnects = 0;
   const flooder = createFloodWriter();
 
-  async function readBody(req: IncomingMessage): Promise<unknown> {
+  async function readBody(req: IncomingMessage): Promise<{ body: unknown; text: string }> {
     const parts: Buffer[] = [];
     for await (const part of req) parts.push(part as Buffer);
     const text = Buffer.concat(parts).toString('utf8');
     try {
-      return text === '' ? undefined : JSON.parse(text);
+      return { body: text === '' ? undefined : JSON.parse(text), text };
     } catch {
-      return text;
+      return { body: text, text };
     }
   }
 
@@ -208,7 +210,7 @@ export async function startUpstreamStub(
         method: req.method ?? '',
         path: req.url ?? '',
         headers: { ...req.headers },
-        body: await readBody(req),
+        ...(await readBody(req)),
       };
       requests.push(recorded);
       for (const waiter of requestWaiters.splice(0)) waiter(recorded);

@@ -52,3 +52,29 @@ describe('upstream ChatModel (what the chat reuses)', () => {
     expect(await pending).toBeInstanceOf(Error);
   });
 });
+
+describe('what a passthrough sends', () => {
+  const callerJson = '{ "messages": [{"role":"user","content":"hi"}],\n  "model": "memgate/default" }';
+  const answered = async (raw: Promise<{ body: AsyncIterable<Uint8Array> }>) => {
+    for await (const _ of (await raw).body) {
+      // drained
+    }
+    return stub.requests.at(-1);
+  };
+
+  it("the caller's JSON as written, when the model rewrites nothing", async () => {
+    stub.setBehavior({});
+    const target = createUpstreamModel({ baseUrl: stub.url, timeoutMs: 5000, guard });
+    expect((await answered(target.passthrough(request, { callerJson })))?.text).toBe(callerJson);
+    const relayed = target.relay({ method: 'POST', path: 'responses', body: request, callerJson }, {});
+    expect((await answered(relayed))?.text).toBe(callerJson);
+    // Without it, the request serialised.
+    expect((await answered(target.passthrough(request, {})))?.text).toBe(JSON.stringify(request));
+  });
+
+  it('the request with the upstream model id, when one is configured, whatever the caller wrote', async () => {
+    stub.setBehavior({});
+    const sent = await answered(model.passthrough(request, { callerJson }));
+    expect(sent?.text).toBe(JSON.stringify({ ...request, model: 'llama-3' }));
+  });
+});

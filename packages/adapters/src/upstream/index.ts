@@ -4,6 +4,7 @@ import {
   type ChatModel,
   MAX_UPSTREAM_BODY_BYTES,
   MemgateError,
+  type PassthroughOptions,
   type RawCompletionResponse,
   type RelayCall,
   readBoundedText,
@@ -56,13 +57,10 @@ export function createUpstreamModel({
    */
   async function send(
     path: string,
-    init: { method: 'GET' } | { method: 'POST'; body: object },
+    init: { method: 'GET' } | { method: 'POST'; body: object; callerJson?: string | undefined },
     options: { signal?: AbortSignal },
   ): Promise<RawCompletionResponse> {
-    const body =
-      init.method === 'POST'
-        ? JSON.stringify(upstreamModel ? { ...init.body, model: upstreamModel } : init.body)
-        : undefined;
+    const body = init.method === 'POST' ? bodyText(init.body, init.callerJson) : undefined;
     // One controller for the caller's signal and the time limit on the headers (AbortSignal.any costs more per call).
     const call = new AbortController();
     const abort = () => call.abort(options.signal?.reason);
@@ -103,15 +101,24 @@ export function createUpstreamModel({
     }
   }
 
-  function passthrough(
-    request: ChatCompletionRequest,
-    options: { signal?: AbortSignal },
-  ): Promise<RawCompletionResponse> {
-    return send('chat/completions', { method: 'POST', body: request }, options);
+  /**
+   * What a POST sends: the caller's JSON as written when the proxy changed nothing and this model rewrites nothing
+   * (no parse-then-stringify of a request it forwards as is: ~16 KB less garbage and a stringify saved for a
+   * 20-message chat), else the request serialised, with the upstream model id when one is set.
+   */
+  function bodyText(request: object, callerJson: string | undefined): string {
+    if (upstreamModel) return JSON.stringify({ ...request, model: upstreamModel });
+    return callerJson ?? JSON.stringify(request);
+  }
+
+  function passthrough(request: ChatCompletionRequest, options: PassthroughOptions): Promise<RawCompletionResponse> {
+    return send('chat/completions', { method: 'POST', body: request, callerJson: options.callerJson }, options);
   }
 
   function relay(call: RelayCall, options: { signal?: AbortSignal }): Promise<RawCompletionResponse> {
-    return send(call.path, call.method === 'POST' ? { method: 'POST', body: call.body } : { method: 'GET' }, options);
+    const init =
+      call.method === 'POST' ? { method: 'POST' as const, body: call.body, callerJson: call.callerJson } : call;
+    return send(call.path, init, options);
   }
 
   async function complete(request: ChatCompletionRequest, options: { signal?: AbortSignal }): Promise<ChatCompletion> {

@@ -78,7 +78,7 @@ export interface ChatModel {
    * Optional raw passthrough (OpenAI-compatible upstreams): the upstream's status, content type and body bytes,
    * unchanged, so the proxy can forward them as they arrive. Error statuses are returned, not thrown.
    */
-  passthrough?(request: ChatCompletionRequest, options: { signal?: AbortSignal }): Promise<RawCompletionResponse>;
+  passthrough?(request: ChatCompletionRequest, options: PassthroughOptions): Promise<RawCompletionResponse>;
   /**
    * Optional raw call to another endpoint of the same OpenAI-compatible API (`responses`, `models`), answered like
    * `passthrough`. A POST body's `model` is replaced like the chat request's.
@@ -88,8 +88,22 @@ export interface ChatModel {
   check?(request: ChatCompletionRequest): void;
 }
 
-/** A call to an OpenAI-compatible API's endpoint other than chat completions. */
-export type RelayCall = { method: 'GET'; path: 'models' } | { method: 'POST'; path: 'responses'; body: object };
+export interface PassthroughOptions {
+  signal?: AbortSignal;
+  /**
+   * `request` as the caller's JSON text, given when the proxy changed nothing in it: sent as written (no
+   * re-serialisation) unless the model rewrites the request itself (its upstream model id).
+   */
+  callerJson?: string;
+}
+
+/**
+ * A call to an OpenAI-compatible API's endpoint other than chat completions; `callerJson` as in
+ * `PassthroughOptions`.
+ */
+export type RelayCall =
+  | { method: 'GET'; path: 'models' }
+  | { method: 'POST'; path: 'responses'; body: object; callerJson?: string };
 
 /** An upstream answer as bytes: what the proxy forwards without re-serialising. */
 export interface RawCompletionResponse {

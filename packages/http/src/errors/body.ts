@@ -42,6 +42,14 @@ const LARGE_BODY_CHARS = 256 * 1024;
 
 /** Parses the JSON body; malformed JSON, nesting deeper than MAX_JSON_DEPTH or a non-object is a 400 naming it. */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
+  return (await readJsonText(c)).value;
+}
+
+/**
+ * `readJsonObject`'s value with the text it was parsed from (the body decoded as UTF-8, a leading BOM dropped), for
+ * a proxy that forwards the caller's JSON as written when it changes nothing in it.
+ */
+export async function readJsonText(c: Context): Promise<{ text: string; value: Record<string, unknown> }> {
   const text = await readBodyText(c, MAX_BODY_BYTES);
   if (text.trim() === '') throw invalid('request body is empty; expected a JSON object', 'body');
   // Depth is read from the text, before parsing, in slices (json-depth.ts).
@@ -60,5 +68,5 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalid('request body must be a JSON object', 'body');
   }
-  return value as Record<string, unknown>;
+  return { text, value: value as Record<string, unknown> };
 }

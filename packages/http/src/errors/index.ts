@@ -1,4 +1,4 @@
-export { checkBodyLimit, limitBody, MAX_BODY_BYTES, MAX_JSON_DEPTH, readJsonObject } from './body.ts';
+export { checkBodyLimit, limitBody, MAX_BODY_BYTES, MAX_JSON_DEPTH, readJsonObject, readJsonText } from './body.ts';
 export { type Area, areaOfPath, errorEnvelope, publicMessage, statusOf, toMemgateError } from './envelopes.ts';
 export { areaErrorHandler, logFailure, notFoundHandler, pathErrorHandler, respondWithError } from './handler.ts';
 export { jsonBody, type PrepareBody } from './json-body.ts';

@@ -36,17 +36,21 @@ function afterSystemMessages(messages: ChatMessage[], message: ChatMessage): Cha
   return [...messages.slice(0, at), message, ...messages.slice(at)];
 }
 
-/** The kept history: every message, or those filterHistoryByRelevance keeps (DESIGN.md section 4). */
+/**
+ * The kept history: every message, or those filterHistoryByRelevance keeps (DESIGN.md section 4). When it keeps
+ * them all, the caller's own list: an unchanged request is then forwarded as the caller wrote it (forward.ts).
+ */
 async function filteredHistory(deps: ProxyAreaDeps, original: ChatMessage[], filter: boolean) {
   if (!filter || lastUserIndex(original) < 0) return { messages: original, dropped: 0, tokensSaved: 0 };
   const { settings } = deps;
-  return filterHistoryByRelevance(original, {
+  const filtered = await filterHistoryByRelevance(original, {
     embedder: deps.embedder,
     keepRecent: settings.keepRecent,
     minSimilarity: settings.historyMinSimilarity,
     tokenBudget: settings.historyTokenBudget,
     lexicalWeight: settings.historyLexicalWeight,
   });
+  return filtered.dropped === 0 ? { ...filtered, messages: original } : filtered;
 }
 
 /** The caller's context for `question` (none when it is switched off, empty, or the search fails). */

@@ -22,6 +22,8 @@ export const MAX_CAPTURED_REPLY_CHARS = 100_000;
 export interface ForwardInput {
   model: ChatModel;
   request: ChatCompletionRequest;
+  /** `request` as the caller wrote it, when nothing in it was changed: a passthrough sends it as is. */
+  callerJson?: string;
   headers: Record<string, string>;
   /** Whose upstream answers (route A: the caller's target; route B: the operator's): its errors and headers shown. */
   upstreamOwner: UpstreamOwner;
@@ -109,7 +111,8 @@ export async function forwardCompletion(input: ForwardInput): Promise<Response> 
   try {
     if (model.passthrough) {
       const timing = performance.now();
-      const raw = await model.passthrough(request, { signal: upstream.signal });
+      const callerJson = input.callerJson === undefined ? {} : { callerJson: input.callerJson };
+      const raw = await model.passthrough(request, { signal: upstream.signal, ...callerJson });
       const timed = withUpstreamTiming(input.headers, timing);
       const headers = { ...timed, ...forwardedHeaders(raw.headers, input.upstreamOwner) };
       if (raw.status >= 400) {

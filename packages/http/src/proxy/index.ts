@@ -62,7 +62,19 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
     };
   }
 
-  async function complete(c: Context<ProxyEnv>, model: ChatModel, owner: 'operator' | 'caller', body: ProxyRequest) {
+  /**
+   * One chat completion. `text` is the body as the caller wrote it: route A forwards it as is when filtering and
+   * context changed no message (the caller's own target, which reads the caller's JSON by its own rules). Route B
+   * always sends the request it checked: its `model` was held to DEFAULT_MODEL_ID, and the operator's upstream
+   * must not read another one from a duplicated key.
+   */
+  async function complete(
+    c: Context<ProxyEnv>,
+    model: ChatModel,
+    owner: 'operator' | 'caller',
+    body: ProxyRequest,
+    text: string,
+  ) {
     const call = callOf(c);
     const request = { ...body, messages: messagesInSlices.itemsOf(c) ?? body.messages };
     if (owner === 'operator') {
@@ -70,9 +82,11 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
       checkModelCanServe(model, request);
     }
     const prepared = await prepareMessages(deps, deps.logger, call.principal, request.messages, call.switches);
+    const unchanged = owner === 'caller' && prepared.messages === request.messages;
     return forwardCompletion({
       model,
       request: { ...request, messages: prepared.messages },
+      ...(unchanged ? { callerJson: text } : {}),
       headers: prepared.headers,
       upstreamOwner: owner,
       clientSignal: call.clientSignal,
@@ -88,17 +102,19 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
     return { ...request, input: inputInSlices.itemsOf(c) ?? request.input };
   }
 
-  routes.post(defaultCompletionRoute, false, completion, (c, body) => complete(c, deps.defaultModel, 'operator', body));
-  routes.post(targetCompletionRoute, true, completion, (c, body) => {
+  routes.post(defaultCompletionRoute, false, completion, (c, body, text) =>
+    complete(c, deps.defaultModel, 'operator', body, text),
+  );
+  routes.post(targetCompletionRoute, true, completion, (c, body, text) => {
     const { baseUrl, apiKey } = c.var.target;
-    return complete(c, deps.upstreamFor(baseUrl, apiKey), 'caller', body);
+    return complete(c, deps.upstreamFor(baseUrl, apiKey), 'caller', body, text);
   });
   routes.post(defaultResponsesRoute, false, responses, (c, body) =>
     serveDefaultResponses(callOf(c), responsesRequestOf(c, body)),
   );
-  routes.post(targetResponsesRoute, true, responses, (c, body) => {
+  routes.post(targetResponsesRoute, true, responses, (c, body, text) => {
     const { baseUrl, apiKey } = c.var.target;
-    return serveTargetResponses(callOf(c), deps.upstreamFor(baseUrl, apiKey), responsesRequestOf(c, body));
+    return serveTargetResponses(callOf(c), deps.upstreamFor(baseUrl, apiKey), responsesRequestOf(c, body), text);
   });
   routes.get(defaultModelsRoute, false, (c) => c.json(listDefaultModels(deps.defaultModelId), 200));
   routes.get(targetModelsRoute, true, (c) => {

@@ -3,7 +3,7 @@ import type { Principal } from '@memgate/core';
 import type { Context } from 'hono';
 import { principalOf } from '../auth/middleware.ts';
 import type { TokenVerifier } from '../auth/verifier.ts';
-import { checkBodyLimit, type PrepareBody, readJsonObject, rejectInvalid } from '../errors/index.ts';
+import { checkBodyLimit, type PrepareBody, readJsonText, rejectInvalid } from '../errors/index.ts';
 import type { Switches } from './context.ts';
 import { parseUpstreamPath, type UpstreamTarget } from './target.ts';
 
@@ -45,7 +45,7 @@ export interface PostedBody<T> {
  * around it once the proxy app is mounted: ~11 per request, bench/OVER-BUDGET.md): the body limit (a declared length
  * over it refused at once, a chunked body read and refused as it passes it), the token and its `proxy` scope, room
  * in the capture queue when this request will capture, route A's target from the raw path, then the JSON body
- * (readJsonObject) checked against the route's schema, a long list in slices. Each route is declared in the OpenAPI
+ * (readJsonText) checked against the route's schema, a long list in slices. Each route is declared in the OpenAPI
  * document as it is written in routes.ts, path parameters and switch headers included: those could refuse nothing
  * (every request matching the path has them), so only the body is checked.
  */
@@ -63,7 +63,8 @@ export function proxyRouter(app: OpenAPIHono<ProxyEnv>, { verifier, roomForCaptu
       route: RouteConfig,
       onTarget: boolean,
       { schema, prepare, listField }: PostedBody<T>,
-      serve: (c: Context<ProxyEnv>, body: T) => Promise<Response> | Response,
+      /** `text`: the body as the caller wrote it, for a route that forwards it unchanged (forward.ts). */
+      serve: (c: Context<ProxyEnv>, body: T, text: string) => Promise<Response> | Response,
     ): void {
       app.openAPIRegistry.registerPath(route);
       const onInvalid = rejectInvalid({ listField });
@@ -71,9 +72,10 @@ export function proxyRouter(app: OpenAPIHono<ProxyEnv>, { verifier, roomForCaptu
         const reading = checkBodyLimit(c);
         if (reading) await reading;
         await admit(c, onTarget, true);
-        const checked = schema.safeParse(await prepare(await readJsonObject(c), c));
+        const { text, value } = await readJsonText(c);
+        const checked = schema.safeParse(await prepare(value, c));
         onInvalid(checked);
-        return serve(c, checked.data as T);
+        return serve(c, checked.data as T, text);
       });
     },
     get(route: RouteConfig, onTarget: boolean, serve: (c: Context<ProxyEnv>) => Promise<Response> | Response): void {

@@ -54,6 +54,8 @@ export async function serveTargetResponses(
   call: ProxyCall,
   model: ChatModel,
   request: ResponsesRequest,
+  /** The body as the caller wrote it: sent as is when filtering and context changed no `input` message. */
+  callerJson: string,
 ): Promise<Response> {
   if (!model.relay) throw new MemgateError('internal', 'internal_error', 'the target cannot serve the Responses API');
   const { deps } = call;
@@ -61,9 +63,11 @@ export async function serveTargetResponses(
   const prepared = await prepareMessages(deps, deps.logger, call.principal, messages, call.switches);
   const changed =
     prepared.messages.length !== messages.length || prepared.messages.some((message, at) => message !== messages[at]);
-  const sent = changed ? { ...request, input: messagesToInput(prepared.messages, itemsOf) } : request;
+  const relayed = changed
+    ? { body: { ...request, input: messagesToInput(prepared.messages, itemsOf) } }
+    : { body: request, callerJson };
   const upstream = followClient(call.clientSignal);
-  const raw = await model.relay({ method: 'POST', path: 'responses', body: sent }, { signal: upstream.signal });
+  const raw = await model.relay({ method: 'POST', path: 'responses', ...relayed }, { signal: upstream.signal });
   const headers = { ...prepared.headers, ...forwardedHeaders(raw.headers, 'caller') };
   if (raw.status >= 400) {
     const text = await readBoundedText(raw.body);
