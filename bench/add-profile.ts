@@ -8,11 +8,12 @@
  * `npx tsx bench/add-profile.ts [--rounds=3] [--adds=40] [--keep=<dir>]` (`--keep`: `add.cpuprofile` there).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createDocumentClient } from '@memgate/adapters/dynamodb/client';
 import { signLocalToken } from '@memgate/local/token';
 import { addBody } from './lib/corpus.ts';
-import { processTreeCpuMs } from './lib/cpu.ts';
+import { machineCpuMs, processTreeCpuMs } from './lib/cpu.ts';
 import { closeHttp } from './lib/http.ts';
 import { runLoad } from './lib/load.ts';
 import { selfTimeByArea } from './lib/profile-areas.ts';
@@ -37,6 +38,16 @@ const server = await startServerChild({
 });
 const client = createDocumentClient({ endpoint: server.dynamoEndpoint });
 const fixed = (value: number, digits = 3) => value.toFixed(digits);
+const cores = availableParallelism();
+const machineSince = (from: { busy: number; idle: number }) => {
+  const now = machineCpuMs();
+  return { busy: now.busy - from.busy, idle: now.idle - from.idle };
+};
+const idleShare = (cpu: { busy: number; idle: number }) => `${fixed((100 * cpu.idle) / (cpu.busy + cpu.idle), 1)}%`;
+const ownMsSince = (from: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1000;
+};
 const cpuSince = (from: { own: number; children: number }) => {
   const now = processTreeCpuMs(server.pid);
   return { own: now.own - from.own, children: now.children - from.children };
@@ -54,6 +65,8 @@ try {
     const profiled = round === rounds - 1;
     if (profiled) await server.startProfile();
     const before = processTreeCpuMs(server.pid);
+    const machineBefore = machineCpuMs();
+    const ownBefore = process.cpuUsage();
     const run = await runLoad(
       {
         url: `${server.url}/api/v1/context/add`,
@@ -66,14 +79,20 @@ try {
       201,
     );
     const during = cpuSince(before);
+    const httpMachine = machineSince(machineBefore);
+    const httpOwn = ownMsSince(ownBefore);
     const settling = performance.now();
     await server.settled();
     const catchUp = (performance.now() - settling) / 1000;
     const after = cpuSince(before);
     const profile = profiled ? await server.stopProfile() : undefined;
     const rawBefore = processTreeCpuMs(server.pid);
+    const rawMachineBefore = machineCpuMs();
+    const rawOwnBefore = process.cpuUsage();
     const raw = await rawBatchWriteRate({ client, tableName: TABLE_NAME, items, writers: 8 });
     const rawCpu = cpuSince(rawBefore);
+    const rawMachine = machineSince(rawMachineBefore);
+    const rawOwn = ownMsSince(rawOwnBefore);
     const n = items.length;
     const httpRate = n / run.seconds;
     const caughtUp = n / (run.seconds + catchUp);
@@ -81,7 +100,10 @@ try {
       `round ${round + 1}: ${n} items; HTTP ${Math.round(httpRate)} items/s (${Math.round(caughtUp)} until the graph caught up, ${fixed(catchUp, 2)} s after), raw ${Math.round(raw.itemsPerSecond)} items/s, ratio ${fixed(httpRate / raw.itemsPerSecond)} (${fixed(caughtUp / raw.itemsPerSecond)})\n` +
         `  CPU per item during the load: server ${fixed(during.own / n)} ms, DynamoDB Local ${fixed(during.children / n)} ms; ` +
         `until the graph caught up: server ${fixed((after.own - during.own) / n)} ms, DynamoDB Local ${fixed((after.children - during.children) / n)} ms; ` +
-        `raw BatchWrite: DynamoDB Local ${fixed(rawCpu.children / n)} ms`,
+        `raw BatchWrite: DynamoDB Local ${fixed(rawCpu.children / n)} ms\n` +
+        `  this process (load generator / raw writer) per item: HTTP ${fixed(httpOwn / n)} ms, raw ${fixed(rawOwn / n)} ms; ` +
+        `machine (${cores} cores, everyone's work) busy per item: HTTP ${fixed(httpMachine.busy / n)} ms, raw ${fixed(rawMachine.busy / n)} ms; ` +
+        `idle: HTTP ${idleShare(httpMachine)}, raw ${idleShare(rawMachine)}`,
     );
     if (!profile) continue;
     if (keep) writeFileSync(join(keep, 'add.cpuprofile'), JSON.stringify(profile));

@@ -35,3 +35,18 @@ export function processTreeCpuMs(pid: number): { own: number; children: number }
     childrenOf(parent).reduce((sum, child) => sum + processCpuMs(child) + below(child), 0);
   return { own: processCpuMs(pid), children: below(pid) };
 }
+
+/**
+ * The whole machine's CPU time so far (all cores, from /proc/stat's first line), in ms: `busy` (every state but
+ * idle and iowait) and `idle`. Differences of two readings say whether a piece of work left cores idle.
+ */
+export function machineCpuMs(): { busy: number; idle: number } {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+    return { busy: ((total - idle) * 1000) / TICKS_PER_SECOND, idle: (idle * 1000) / TICKS_PER_SECOND };
+  } catch {
+    return { busy: 0, idle: 0 };
+  }
+}
