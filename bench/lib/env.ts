@@ -5,13 +5,13 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '@memgate/adapters';
 import { type DynamoLocal, startDynamoLocal } from '@memgate/local/dynamo-local';
 import { signLocalToken } from '@memgate/local/token';
-import { startUpstreamStub, type UpstreamStub } from '../../test/support/upstream-stub.ts';
 import { corpusKey, latestCorpusKey, restoreCorpus, saveCorpus } from './corpus-cache.ts';
 import { type PortkeyGateway, startPortkey } from './portkey.ts';
 import { RssLog } from './rss.ts';
 import { type CorpusSpec, type SeedReport, seedCorpora } from './seed.ts';
 import { type ServerChild, startServerChild } from './server.ts';
 import { startTimedStreamStub, type TimedStreamStub } from './timed-stub.ts';
+import { type BenchUpstream, startBenchUpstream, upstreamPlaceOf } from './upstream.ts';
 
 const SECRET = 'memgate-bench-secret-0123456789abcdef';
 export const TABLE_NAME = 'memgate';
@@ -43,9 +43,9 @@ export interface BenchEnv {
   seed: SeedReport & { cached: boolean; seededBy?: string };
   /** The server's RSS at points of the run (idle after start, under each load). */
   rss: RssLog;
-  /** The test suite's OpenAI-compatible stub (non-streaming answers). */
-  stub: UpstreamStub;
-  /** A streaming stub that stamps each chunk with its send time. */
+  /** The test suite's OpenAI-compatible stub (non-streaming answers), in its own process unless BENCH_UPSTREAM says. */
+  stub: BenchUpstream;
+  /** A streaming stub that stamps each chunk with its send time, in this process (one clock: timed-stub.ts). */
   timedStub: TimedStreamStub;
   timedStubChunks: number;
   timedStubIntervalMs: number;
@@ -130,7 +130,7 @@ export async function startBenchEnv({
     const timedStubChunks = 6;
     const timedStubIntervalMs = 10;
     const started = await Promise.allSettled([
-      startUpstreamStub({ behavior: { reply: 'The quarterly invoice was paid and the refund went out on Monday.' } }),
+      startBenchUpstream(upstreamPlaceOf(process.env)),
       startTimedStreamStub({ chunks: timedStubChunks, intervalMs: timedStubIntervalMs }),
       startPortkey(),
       // A/B of the server process's own settings (bench/README.md): V8 flags, and glibc malloc's variables.
@@ -149,7 +149,7 @@ export async function startBenchEnv({
     }
     const [stub, timedStub, portkey, server] = started.map(
       (result) => (result as PromiseFulfilledResult<unknown>).value,
-    ) as [UpstreamStub, TimedStreamStub, PortkeyGateway, ServerChild];
+    ) as [BenchUpstream, TimedStreamStub, PortkeyGateway, ServerChild];
     const rss = new RssLog(server);
     // Let start-up allocations settle before the idle reading.
     await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -52,3 +52,21 @@ describe('the upstream stub', () => {
     expect(await pending).toBe('aborted');
   });
 });
+
+describe('the upstream stub without recording (the benchmark’s)', () => {
+  it('answers as usual and keeps no request', async () => {
+    const quiet = await startUpstreamStub({ behavior: { reply: 'quiet' }, record: false });
+    try {
+      const seen = quiet.nextRequest();
+      const res = await fetch(`${quiet.url}/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(await res.json()).toMatchObject({ choices: [{ message: { content: 'quiet' } }] });
+      expect((await seen).text).toContain('"content":"x"');
+      expect(quiet.requests).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
+  });
+});

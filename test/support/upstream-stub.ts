@@ -104,7 +104,12 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A local OpenAI-compatible upstream for tests and benchmarks: records requests, answers as told. */
 export async function startUpstreamStub(
-  options: { behavior?: StubBehavior; basePath?: string } = {},
+  options: {
+    behavior?: StubBehavior;
+    basePath?: string;
+    /** Keep each request in `requests` (default); a benchmark's stub answers thousands and reads none. */
+    record?: boolean;
+  } = {},
 ): Promise<UpstreamStub> {
   const basePath = options.basePath ?? '/v1';
   let behavior: StubBehavior = options.behavior ?? {};
@@ -212,7 +217,7 @@ export async function startUpstreamStub(
         headers: { ...req.headers },
         ...(await readBody(req)),
       };
-      requests.push(recorded);
+      if (options.record !== false) requests.push(recorded);
       for (const waiter of requestWaiters.splice(0)) waiter(recorded);
       let finished = false;
       let closed = false;
