@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { openApiMetadataOff, SCHEMA_DOCUMENT_FUNCTIONS, zodJsonSchemaOff } from './build-openapi-plugins.ts';
 import {
   BANNER,
   builtinsThroughRequire,
@@ -109,6 +110,7 @@ export async function buildFunctions({
         plugins: [
           functionEntries,
           zodEnglishOnly,
+          ...(SCHEMA_DOCUMENT_FUNCTIONS.has(name) ? [] : [openApiMetadataOff, zodJsonSchemaOff]),
           slimDependencies,
           mcpSchemasOnUse,
           builtinsThroughRequire,
