@@ -27,9 +27,9 @@ export function conversation(): { role: string; content: string }[] {
 
 const BODY = { model: 'gpt-4o-mini', messages: conversation(), temperature: 0.2 };
 
-/** The change of baseline in session 9 (bench/lib/upstream.ts), measured with both instruments in the same minutes. */
+/** Session 9's comparison of the two places of the stub (bench/lib/upstream.ts), measured in the same minutes. */
 const INSTRUMENT =
-  "Since session 9 the stub runs in its own process, so the direct baseline crosses a process boundary as a proxied call does; before, it ran in the bench's process. Both side by side (2026-11-24, 4 runs of --only=proxy alternated in-process / child / child / in-process, load 6.6-9.3), p50 / p99 in ms: direct round trip in-process 0.242 / 1.06, 0.268 / 1.79, child 0.333 / 4.58, 0.336 / 8.76; passthrough added in-process 0.792 / 9.54, 1.01 / 6.67, child 0.734 / 5.08, 0.810 / 2.89; Portkey added in-process 2.15 / 17.9, 2.49 / 19.2, child 2.06 / 10.4, 2.08 / 5.21. The through round trips hardly move (passthrough p99 8.5-10.6 in-process, 9.7-11.6 child): the added p99 falls because the baseline's p99 now holds the wake-ups a real upstream costs too.";
+  "Session 9 measured the stub in its own process (BENCH_UPSTREAM=child: the direct baseline then crosses a process boundary as a proxied call does) against the bench's process, 12 runs of --only=proxy alternated in three blocks (2026-11-24 15:46-16:10, load 6.6-15), medians of 6 runs each, p99 in ms: direct round trip 1.08 in-process, 8.27 child; passthrough round trip 9.68, 15.0; passthrough added p50 0.83, 0.78, p99 8.05 (3.95-10.5), 7.80 (2.89-21.5); Portkey added 14.9, 31. The child raised every round trip's p99 (one more process to schedule on 2 shared cores), not the added p99, so the stub stays in the bench's process (bench/OVER-BUDGET.md).";
 
 /**
  * Proxy added latency (issue 4): non-streaming completions at concurrency 1, interleaved round by round: direct to
@@ -95,7 +95,7 @@ export async function proxyLatency(env: BenchEnv): Promise<AreaResult> {
       `Round trips p50 / p99: direct ${ms(raw.direct?.p50)} / ${ms(raw.direct?.p99)}, passthrough ${ms(raw.passthrough?.p50)} / ${ms(raw.passthrough?.p99)}, filtering ${ms(raw.filtering?.p50)} / ${ms(raw.filtering?.p99)}, portkey ${ms(raw.portkey?.p50)} / ${ms(raw.portkey?.p99)}.`,
       `Filtering requests (caller's tenant: ${corpus.size} chunks; storing off): median ${header('x-memgate-history-kept')} messages kept, ${header('x-memgate-history-dropped')} dropped, ${header('x-memgate-context-injected')} context records injected.`,
       ...defaults.notes,
-      `Upstream stub: ${env.stub.place === 'child' ? 'in its own process' : "in the bench's process (BENCH_UPSTREAM=in-process)"}. ${INSTRUMENT}`,
+      `Upstream stub: ${env.stub.place === 'child' ? 'in its own process (BENCH_UPSTREAM=child)' : "in the bench's process"}. ${INSTRUMENT}`,
     ],
     series: { ...samples, ...defaults.series },
   };

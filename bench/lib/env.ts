@@ -43,7 +43,7 @@ export interface BenchEnv {
   seed: SeedReport & { cached: boolean; seededBy?: string };
   /** The server's RSS at points of the run (idle after start, under each load). */
   rss: RssLog;
-  /** The test suite's OpenAI-compatible stub (non-streaming answers), in its own process unless BENCH_UPSTREAM says. */
+  /** The test suite's OpenAI-compatible stub (non-streaming answers), in this process unless BENCH_UPSTREAM=child. */
   stub: BenchUpstream;
   /** A streaming stub that stamps each chunk with its send time, in this process (one clock: timed-stub.ts). */
   timedStub: TimedStreamStub;
