@@ -82,9 +82,26 @@ process.exit(0);
 `;
 
 /**
+ * Variables of this machine's environment that a Lambda function's does not hold and that change how Node starts.
+ * Lambda's Node 20+ runtimes load no CA certificates beyond Node's own unless the function sets NODE_EXTRA_CA_CERTS;
+ * a developer's machine or CI image often sets it machine-wide, and Node 24 then parses the whole file when TLS
+ * loads (the AWS SDK's import): 144 certificates here, ~6% of context-add's instructions. NODE_OPTIONS is the
+ * function's own setting. An `env` entry still sets either.
+ */
+const NOT_IN_LAMBDA = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'];
+
+/** This process's environment without NOT_IN_LAMBDA, then `env` over it. */
+function functionEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited = { ...process.env };
+  for (const name of NOT_IN_LAMBDA) delete inherited[name];
+  return { ...inherited, ...env };
+}
+
+/**
  * One cold start of a built Lambda bundle: a fresh `node` process imports it and serves `event` (an API Gateway v2
  * or function URL event, or any event for the cleanup). `env` configures the bundle as infra would (TABLE_NAME,
- * PINECONE_*, AUTH_* ...); it is merged over this process's environment.
+ * PINECONE_*, AUTH_* ...); it is merged over this process's environment less what a Lambda function's lacks
+ * (NOT_IN_LAMBDA).
  */
 export function measureColdStart(
   bundlePath: string,
@@ -100,7 +117,7 @@ export function measureColdStart(
     const child = spawn(
       lambdaNodeBinary() ?? process.execPath,
       [...nodeArgs, '--input-type=module', '-e', CHILD, pathToFileURL(bundlePath).href, JSON.stringify(event)],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs },
+      { env: functionEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs },
     );
     let out = '';
     let err = '';
@@ -270,7 +287,6 @@ async function startStores(secret: string) {
     PINECONE_HOST: pinecone.url,
     AUTH_JWT_SECRET: secret,
     LOG_LEVEL: 'silent',
-    NODE_OPTIONS: '',
   };
   return {
     env,

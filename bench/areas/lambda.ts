@@ -40,7 +40,6 @@ export async function lambdaArea(env: BenchEnv): Promise<AreaResult> {
       PINECONE_HOST: pinecone.url,
       AUTH_JWT_SECRET: SECRET,
       LOG_LEVEL: 'silent',
-      NODE_OPTIONS: '',
     };
     const scenarios = lambdaScenarios(await signLocalToken(SECRET, { user: 'bench-lambda' }));
     const figures: Figure[] = [];

@@ -103,3 +103,31 @@ describe('measureColdStart: the response and the invocation', () => {
     expect(result.coldStartMs).toBeGreaterThan(result.responseMs);
   }, 60_000);
 });
+
+describe("measureColdStart: a Lambda function's environment", () => {
+  it('leaves out the machine-wide extra CA certificates and NODE_OPTIONS, which Lambda does not set, unless asked', async () => {
+    const file = bundleOf(
+      'reports-env',
+      `export const handler = async () => ({
+        statusCode: process.env.NODE_EXTRA_CA_CERTS === undefined && process.env.NODE_OPTIONS === undefined ? 200 : 500,
+      });`,
+    );
+    const saved = { certs: process.env.NODE_EXTRA_CA_CERTS, options: process.env.NODE_OPTIONS };
+    process.env.NODE_EXTRA_CA_CERTS = '/etc/ssl/certs/ca-certificates.crt';
+    process.env.NODE_OPTIONS = '--max-old-space-size=4096';
+    try {
+      expect((await measureColdStart(file, event)).statusCode).toBe(200);
+      // Set by the function's own configuration, it is kept.
+      const configured = { env: { NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' } };
+      expect((await measureColdStart(file, event, configured)).statusCode).toBe(500);
+    } finally {
+      for (const [name, value] of [
+        ['NODE_EXTRA_CA_CERTS', saved.certs],
+        ['NODE_OPTIONS', saved.options],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+});
