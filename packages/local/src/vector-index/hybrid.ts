@@ -31,22 +31,16 @@ export function searchNamespace(store: NamespaceStore, query: VectorQuery): Vect
   if (!accepts || !(topK > 0)) return searchDense(store, query);
   // Before the query's own match: `score` reuses its result arrays.
   const attribution = speakerFactors(store, query.speakers);
-  const filter = accepts === ANY ? undefined : accepts;
-  const limit = Math.max(LEXICAL_CANDIDATES, 4 * topK);
-  // Without a graph, in a namespace too large to scan, only the best `limit` lexical candidates (and the next, which
-  // tells whether the limit left one out) are fused: the match may skip the slots scoring under them.
-  const cheap = cheapToScan(store, query);
-  const keep = !store.graph && !cheap ? limit + 1 : undefined;
-  let lexical = store.lexical.score(query.terms, filter, keep);
+  const lexical = store.lexical.score(query.terms, accepts === ANY ? undefined : accepts);
   if (!store.graph) {
+    const limit = Math.max(LEXICAL_CANDIDATES, 4 * topK);
     const fusion: Fusion = { weight, topK, dense: [], denseFloor: 1, lexical, attribution, limit };
     const found = fuse(store, query, fusion);
     // Exact when every lexical candidate that could reach the top was scored and no slot without a lexical match
     // could (its score is at most 1 − w); else exact below SMALL_SCAN, approximate (the best candidates) above.
     const exact = !fusion.limited && (found.at(-1)?.value ?? 0) >= 1 - weight;
-    if (found.length >= topK && (exact || !cheap)) return matchesOf(store, found);
+    if (found.length >= topK && (exact || !cheapToScan(store, query))) return matchesOf(store, found);
   }
-  if (lexical.pruned) lexical = store.lexical.score(query.terms, filter);
   let top = searchDense(store, query);
   for (let depth = topK; ; ) {
     // A slot outside the dense top has a cosine of at most the top's last.

@@ -1,9 +1,9 @@
-import { BlockBounds } from './block-bounds.ts';
-import { BLOCK_BITS, BORROWS, decodeOwn, MAX_LINKS, NO_LINK, SPLIT } from './slot-chains.ts';
+import { BORROWS, decodeOwn, MAX_LINKS, NO_LINK, SPLIT } from './slot-chains.ts';
 import { EPOCH_BITS, EPOCH_MASK, type TermPostings } from './term-postings.ts';
 import { addLent, heldFrequency, type WalkContext } from './term-walk.ts';
 
-/** Slots a block (slot-chains.ts): one 32-bit word of touched slots. */
+/** Slots a block: one 32-bit word of touched slots. */
+const BLOCK_BITS = 5;
 const BLOCK_SLOTS = 1 << BLOCK_BITS;
 /** The ring holds 4 blocks: the one being finished, its neighbours on each side, and room to jump ahead. */
 const RING_BLOCKS = 4;
@@ -14,14 +14,6 @@ const BLOCK_ENTRIES = BLOCK_SLOTS * (EPOCH_MASK + 1);
 
 /** Called for each slot owning a query term, in slot order: `sweep.frequenciesOf` gives its terms' frequencies. */
 export type OwnerVisit = (slot: number, sweep: LexicalSweep) => void;
-/**
- * Asked before a block's owners are visited, then before each: false skips the block, or the owner
- * (`sweep.boundBlock` and `sweep.boundSlot` bound what they hold).
- */
-export interface Pruning {
-  block(block: number, sweep: LexicalSweep): boolean;
-  slot(slot: number, sweep: LexicalSweep): boolean;
-}
 
 /**
  * Each slot owning one of a query's terms, with its frequency of every query term it holds (own, stored context or
@@ -35,8 +27,6 @@ export interface Pruning {
  * its own, and 3 in 4 of the slots holding a term at 100k chunks hold it only through their neighbours.
  * The frequencies are summed as term-walk.ts sums them: own count, then stored context, then each link's lent
  * occurrences one at a time in link order.
- * A query that needs only its best matches (`Pruning`, lexical-score.ts) skips a block, or an owner, whose bound
- * cannot reach them, before its links are read: bounds from the ring alone (`boundBlock`, `boundSlot`).
  */
 export class LexicalSweep {
   /** The finished slot's terms (query positions, ascending) and their frequencies: `count` of each. */
@@ -66,25 +56,19 @@ export class LexicalSweep {
   /** Of those, the terms some link lends it: only they have lent counts to sum. */
   private lentMask = new Uint32Array(1);
   private lentBy = new Uint32Array(32 * MAX_LINKS);
-  /** What bounds each ring block's owners (read by `boundBlock`). */
-  readonly bounds = new BlockBounds(RING, RING_BLOCKS);
-  /** The bounded block's slots all link within 2 slots: a slot's lenders are its 4 nearest (`boundSlot`). */
-  private nearOnly = false;
-  private weight = 0;
 
-  run(lists: TermPostings[], context: WalkContext, visit: OwnerVisit, worth?: Pruning): void {
+  run(lists: TermPostings[], context: WalkContext, visit: OwnerVisit): void {
     this.prepare(lists);
-    this.bounds.reset(lists.length);
     let pending = -1;
     for (let block = this.nextBlock(); block >= 0; block = this.nextBlock()) {
       // Nothing in the block after the pending one: its neighbours there lend nothing.
-      if (pending >= 0 && block > pending + 1) this.finish(pending, visit, worth);
+      if (pending >= 0 && block > pending + 1) this.finish(pending, visit);
       this.gather(block, context);
-      // (Not before the first block: block -1 would read the ring's leftovers from the previous query.)
-      if (pending >= 0 && pending === block - 1) this.finish(pending, visit, worth);
+      // Not before the first block: "block -1" would visit the ring's leftovers from the previous query.
+      if (pending >= 0 && pending === block - 1) this.finish(pending, visit);
       pending = block;
     }
-    if (pending >= 0) this.finish(pending, visit, worth);
+    if (pending >= 0) this.finish(pending, visit);
     this.holder.fill(0);
     this.blockHolder.fill(0);
   }
@@ -131,7 +115,7 @@ export class LexicalSweep {
   }
 
   /** Reads every list's postings in `block` into the ring, term after term. */
-  private gather(block: number, { epochs, chains, table, lengths }: WalkContext): void {
+  private gather(block: number, { epochs, chains, table }: WalkContext): void {
     const { kinds } = chains;
     const { values, owns, lents } = table;
     const { holder, own, stored, lender, lent, held, lends, owner, termCount, words } = this;
@@ -140,10 +124,7 @@ export class LexicalSweep {
     if (this.blockHolder[ringBlock] !== block + 1) {
       this.blockHolder[ringBlock] = block + 1;
       this.touched[ringBlock] = 0;
-      this.bounds.clear(ringBlock);
     }
-    const { most, ownCounts } = this.bounds;
-    const mostAt = ringBlock * termCount * 3;
     let touched = this.touched[ringBlock] as number;
     for (let t = 0; t < termCount; t++) {
       const list = this.lists[t] as TermPostings;
@@ -162,7 +143,6 @@ export class LexicalSweep {
           holder[r] = slot + 1;
           for (let w = r * words; w < (r + 1) * words; w++) held[w] = lends[w] = 0;
           owner[r] = 0;
-          ownCounts[r] = 0;
           touched |= 1 << (slot & (BLOCK_SLOTS - 1));
         }
         const at = r * termCount + t;
@@ -175,7 +155,6 @@ export class LexicalSweep {
         const value = codes ? (values[code] as number) : ((wide as Float64Array)[i] as number);
         if (value < 0) {
           stored[at] = -value;
-          if (-value > (most[mostAt + termCount + t] as number)) most[mostAt + termCount + t] = -value;
           continue;
         }
         let mine = value;
@@ -187,15 +166,8 @@ export class LexicalSweep {
           } else [mine, lending] = decodeOwn(value);
         }
         own[at] = mine;
-        if (mine > 0) {
-          if (owner[r] === 0) this.bounds.owned(ringBlock, lengths[slot] as number);
-          owner[r] = 1;
-          ownCounts[r] = (ownCounts[r] as number) + 1;
-          this.bounds.ownTerms(ringBlock, ownCounts[r] as number);
-          if (mine > (most[mostAt + t] as number)) most[mostAt + t] = mine;
-        }
+        if (mine > 0) owner[r] = 1;
         if (lending === 0) continue;
-        if (lending > (most[mostAt + 2 * termCount + t] as number)) most[mostAt + 2 * termCount + t] = lending;
         lends[r * words + word] = (lends[r * words + word] as number) | bit;
         lender[at] = entry;
         lent[at] = lending;
@@ -206,68 +178,15 @@ export class LexicalSweep {
   }
 
   /** Finishes the owners of `block` (read, as are the blocks on each side of it that hold postings), in slot order. */
-  private finish(block: number, visit: OwnerVisit, worth: Pruning | undefined): void {
+  private finish(block: number, visit: OwnerVisit): void {
     const ringBlock = block & (RING_BLOCKS - 1);
     if (this.blockHolder[ringBlock] !== block + 1) return;
-    if (worth && !worth.block(block, this)) return;
     let bits = this.touched[ringBlock] as number;
     while (bits !== 0) {
       const low = bits & -bits;
       bits ^= low;
       const slot = block * BLOCK_SLOTS + (31 - Math.clz32(low));
-      if (this.owner[slot & RING_MASK] !== 0 && (!worth || worth.slot(slot, this))) visit(slot, this);
-    }
-  }
-
-  /**
-   * Bounds what any owner of `block` (read, with the blocks on each side) can hold, into `bounds`: per term its most
-   * own count plus most stored context plus the most any lender of the ring's three blocks lends times the block's
-   * largest sum of link weights (slot-chains.ts); its most own terms, its shortest length. False when some slot of
-   * the block links further than its neighbour blocks: its lenders are not in the ring, and it is not bounded.
-   */
-  boundBlock(block: number, { chains }: WalkContext): boolean {
-    if (chains.farLinked[block] === 2) return false;
-    this.nearOnly = chains.farLinked[block] === 0;
-    const weight = chains.blockWeights[block] as number;
-    this.weight = weight;
-    const { termCount, blockHolder } = this;
-    const { most, frequencies, lentNear } = this.bounds;
-    const at = (block & (RING_BLOCKS - 1)) * termCount * 3;
-    for (let t = 0; t < termCount; t++) {
-      let lent = 0;
-      for (let near = Math.max(0, block - 1); near <= block + 1; near++) {
-        const nearAt = (near & (RING_BLOCKS - 1)) * termCount * 3 + 2 * termCount + t;
-        if (blockHolder[near & (RING_BLOCKS - 1)] === near + 1 && (most[nearAt] as number) > lent)
-          lent = most[nearAt] as number;
-      }
-      lentNear[t] = weight * lent;
-      frequencies[t] = (most[at + t] as number) + (most[at + termCount + t] as number) + (lentNear[t] as number);
-    }
-    return true;
-  }
-
-  /** After `boundBlock`: bounds what `slot` (an owner of that block) holds of each term, into `bounds.frequencies`. */
-  boundSlot(slot: number): void {
-    const { termCount, words, own, stored, held, holder, lends, lent } = this;
-    const { frequencies, lentNear } = this.bounds;
-    const r = slot & RING_MASK;
-    for (let t = 0; t < termCount; t++) {
-      const word = t >>> 5;
-      const bit = 1 << (t & 31);
-      const at = r * termCount + t;
-      let borrowed = lentNear[t] as number;
-      if (this.nearOnly && borrowed > 0) {
-        // Its lenders are among the 2 slots on each side (in the ring when they hold a posting).
-        let most = 0;
-        for (let from = Math.max(0, slot - 2); from <= slot + 2; from++) {
-          const f = from & RING_MASK;
-          if (from === slot || holder[f] !== from + 1 || ((lends[f * words + word] as number) & bit) === 0) continue;
-          if ((lent[f * termCount + t] as number) > most) most = lent[f * termCount + t] as number;
-        }
-        borrowed = this.weight * most;
-      }
-      const has = ((held[r * words + word] as number) & bit) !== 0;
-      frequencies[t] = (has ? (own[at] as number) + (stored[at] as number) : 0) + borrowed;
+      if (this.owner[slot & RING_MASK] !== 0) visit(slot, this);
     }
   }
 

@@ -175,9 +175,8 @@ export class LexicalPostings {
    * query's terms its own text holds (ownTermsFactor), so it lies in [0, 1].
    * A query term the namespace has never seen counts in the ceiling at the highest inverse document frequency,
    * so a question whose main words appear nowhere scores low everywhere.
-   * With `keep`, a slot may be left out when `keep` accepted slots score strictly more (LexicalMatches.pruned).
    */
-  score(query: SparseValues, accepts: SlotFilter, keep?: number): LexicalMatches {
+  score(query: SparseValues, accepts: SlotFilter): LexicalMatches {
     if (this.documents === 0) return this.scorer.none();
     const weighted: [TermPostings, number][] = [];
     let ceiling = 0;
@@ -194,7 +193,7 @@ export class LexicalPostings {
     if (!(ceiling > 0)) return this.scorer.none();
     const shares = weighted.map(([posting, weight]): [TermPostings, number] => [posting, weight / ceiling]);
     const averageLength = this.totalLength / this.documents || 1;
-    return this.scorer.score({ shares, queryTerms, averageLength, accepts, keep }, this.walkContext());
+    return this.scorer.score({ shares, queryTerms, averageLength, accepts }, this.walkContext());
   }
 
   /**

@@ -8,8 +8,6 @@ export const BORROWS = 2;
 export const MAX_LINKS = 4;
 /** An empty link: slot 2^24 - 1 at epoch 255, a slot chain.ts never links (MAX_SLOTS - 1). */
 export const NO_LINK = 0xffffffff;
-/** Slots a block of the query's sweep (lexical-sweep.ts): 32, one word of bits. */
-export const BLOCK_BITS = 5;
 /** A SPLIT own posting is `lent + unlent / UNLENT_SCALE`: whole counts, so the code is exact. */
 const UNLENT_SCALE = 65536;
 
@@ -41,15 +39,6 @@ export class SlotChains {
   kinds = new Uint8Array(1024);
   links = new Uint32Array(1024 * MAX_LINKS).fill(NO_LINK);
   weightCodes = new Uint8Array(1024 * MAX_LINKS);
-  /**
-   * Per block of 2^BLOCK_BITS slots, what bounds its slots' borrowing (a query's sweep skips a block that cannot
-   * reach its top, lexical-sweep.ts): the largest sum of one slot's link weights, and whether some slot links further
-   * than the next block (its lenders are then not in the sweep's ring: 2), or only further than 2 slots (1). Raised
-   * when a chain is set, never lowered
-   * (a cleared or detached slot borrows less, so they stay bounds), built again when a snapshot is loaded.
-   */
-  blockWeights = new Float64Array(1024 >>> BLOCK_BITS);
-  farLinked = new Uint8Array(1024 >>> BLOCK_BITS);
   /** Weights by code: a namespace's chains use a few (chunkTerms' before and after). */
   readonly weights: number[] = [];
   private readonly codes = new Map<number, number>();
@@ -65,18 +54,11 @@ export class SlotChains {
     this.ensureCapacity(slot + 1);
     this.kinds[slot] = SPLIT | (chain.borrows ? BORROWS : 0);
     const base = slot * MAX_LINKS;
-    const block = slot >>> BLOCK_BITS;
-    let weight = 0;
     for (let k = 0; k < MAX_LINKS; k++) {
       const linked = chain.links[k];
       this.links[base + k] = linked === undefined ? NO_LINK : linked * (EPOCH_MASK + 1) + (epochs[linked] as number);
       this.weightCodes[base + k] = linked === undefined ? 0 : this.codeOf(chain.weights[k] as number);
-      if (linked === undefined) continue;
-      weight += chain.weights[k] as number;
-      const reach = Math.abs((linked >>> BLOCK_BITS) - block) > 1 ? 2 : Math.abs(linked - slot) > 2 ? 1 : 0;
-      if (reach > (this.farLinked[block] as number)) this.farLinked[block] = reach;
     }
-    if (weight > (this.blockWeights[block] as number)) this.blockWeights[block] = weight;
   }
 
   clear(slot: number): void {
@@ -161,13 +143,6 @@ export class SlotChains {
     this.kinds = kinds;
     this.links = links;
     this.weightCodes = codes;
-    const blocks = (size >>> BLOCK_BITS) + 1;
-    const blockWeights = new Float64Array(blocks);
-    blockWeights.set(this.blockWeights);
-    const farLinked = new Uint8Array(blocks);
-    farLinked.set(this.farLinked);
-    this.blockWeights = blockWeights;
-    this.farLinked = farLinked;
   }
 
   private codeOf(weight: number): number {
