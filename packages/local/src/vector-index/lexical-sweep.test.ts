@@ -7,7 +7,9 @@ describe('lexical sweep', () => {
   it('matches only the slots of this query, after a query whose owners were in another block', () => {
     // Slot 0 holds "alpha"; slots 96-127 (the sweep's ring block 3) hold "beta".
     const store = new NamespaceStore(4, undefined, false);
-    const texts = Array.from({ length: 130 }, (_, i) => (i === 0 ? 'alpha' : i >= 96 && i < 128 ? 'beta' : `filler${i}`));
+    const texts = Array.from({ length: 130 }, (_, i) =>
+      i === 0 ? 'alpha' : i >= 96 && i < 128 ? 'beta' : `filler${i}`,
+    );
     const terms = chunkTerms(texts, NO_NEIGHBOURS);
     const items: VectorItem[] = texts.map((_, i) => ({
       id: `chunk-${i}`,
