@@ -40,6 +40,16 @@ type ChildMessage =
  * waits until it listens. With DYNAMODB_ENDPOINT set it uses that DynamoDB; without, it starts its own. `nodeFlags`
  * go to its `node` (e.g. `--cpu-prof`, bench/search-profile.ts).
  */
+/** Asks a forked child to stop (its `stop` message) and waits for it to exit, killing it after `graceMs`. */
+export async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = once(child, 'exit');
+  child.send({ type: 'stop' });
+  const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(force);
+}
+
 export async function startServerChild(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServerChild> {
   const entry = fileURLToPath(new URL('./server-child.ts', import.meta.url));
   const child: ChildProcess = fork(entry, [], {
@@ -91,13 +101,6 @@ export async function startServerChild(env: Record<string, string>, nodeFlags: s
       if (!profile) throw new Error('the server was not profiling');
       return profile;
     },
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.send({ type: 'stop' });
-      const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(force);
-    },
+    stop: () => stopChild(child, 10_000),
   };
 }

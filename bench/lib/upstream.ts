@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { startUpstreamStub } from '../../test/support/upstream-stub.ts';
+import { stopChild } from './server.ts';
 
 /** What the bench's upstream answers to every completion. */
 export const BENCH_REPLY = 'The quarterly invoice was paid and the refund went out on Monday.';
@@ -53,13 +54,6 @@ export async function startBenchUpstream(place: UpstreamPlace): Promise<BenchUps
   return {
     url: first.url,
     place,
-    async close() {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.send({ type: 'stop' });
-      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(force);
-    },
+    close: () => stopChild(child, 5_000),
   };
 }

@@ -1,25 +1,12 @@
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { mcpSchemasOnUse, ROOT } from '../../scripts/build-plugins.ts';
+import { bundleSource } from '../support/bundle-source.ts';
 
 // scripts/build-plugins.ts, mcpSchemasOnUse: the MCP SDK's types.js builds its schemas only where the bundle uses them.
 async function bundle(withPlugin: boolean): Promise<string> {
-  const result = await build({
-    stdin: {
-      contents:
-        "import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';\nexport const parse = (message) => CallToolRequestSchema.safeParse(message).success;",
-      resolveDir: ROOT,
-      loader: 'js',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    mainFields: ['module', 'main'],
-    write: false,
-    logLevel: 'silent',
-    plugins: withPlugin ? [mcpSchemasOnUse] : [],
-  });
-  return result.outputFiles[0]?.text ?? '';
+  const source =
+    "import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';\nexport const parse = (message) => CallToolRequestSchema.safeParse(message).success;";
+  return bundleSource(source, ROOT, withPlugin ? [mcpSchemasOnUse] : []);
 }
 
 describe('the MCP SDK schemas in a bundle', () => {

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { openApiMetadataOff, zodJsonSchemaOff } from '../../scripts/build-openapi-plugins.ts';
 import { ROOT, zodEnglishOnly } from '../../scripts/build-plugins.ts';
+import { bundleSource } from '../support/bundle-source.ts';
 
 // scripts/build-openapi-plugins.ts: the Lambda functions without the OpenAPI document or MCP's tool list leave out
 // zod-to-openapi and zod's JSON Schema conversion, and validate every request exactly as before.
@@ -45,17 +45,10 @@ interface Bundle {
 }
 
 async function bundle(slim: boolean): Promise<Bundle> {
-  const result = await build({
-    stdin: { contents: APP, resolveDir: join(ROOT, 'packages', 'http'), loader: 'js' },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    mainFields: ['module', 'main'],
-    write: false,
-    logLevel: 'silent',
-    plugins: [zodEnglishOnly, ...(slim ? [openApiMetadataOff, zodJsonSchemaOff] : [])],
-  });
-  const text = result.outputFiles[0]?.text ?? '';
+  const text = await bundleSource(APP, join(ROOT, 'packages', 'http'), [
+    zodEnglishOnly,
+    ...(slim ? [openApiMetadataOff, zodJsonSchemaOff] : []),
+  ]);
   const module = (await import(`data:text/javascript,${encodeURIComponent(text)}`)) as Omit<Bundle, 'text'>;
   return { text, ...module };
 }
