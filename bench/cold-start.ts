@@ -261,6 +261,34 @@ const median = (values: number[]) => {
 };
 
 /** Where the bench's functions find their stores: DynamoDB Local and the Pinecone emulator, started for the run. */
+/**
+ * A function's environment as infra/functions.ts configures it, pointed at the run's DynamoDB Local and Pinecone
+ * emulator: the SDK reaches DynamoDB through its own endpoint variable and takes credentials from the environment, as
+ * in Lambda (DYNAMODB_ENDPOINT would skip its credential chain).
+ */
+export function lambdaFunctionEnv(stores: {
+  dynamoEndpoint: string;
+  tableName: string;
+  pineconeUrl: string;
+  secret: string;
+}): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'ASIABENCH',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_SESSION_TOKEN: 'bench',
+    AWS_ENDPOINT_URL_DYNAMODB: stores.dynamoEndpoint,
+    DYNAMODB_ENDPOINT: '',
+    TABLE_NAME: stores.tableName,
+    VECTOR_STORE: 'pinecone',
+    PINECONE_API_KEY: 'pcsk_bench',
+    PINECONE_INDEX: 'memgate',
+    PINECONE_HOST: stores.pineconeUrl,
+    AUTH_JWT_SECRET: stores.secret,
+    LOG_LEVEL: 'silent',
+  };
+}
+
 async function startStores(secret: string) {
   const [{ startDynamoLocal }, { startPineconeEmulator }, { createDocumentClient, ensureTable }] = await Promise.all([
     import('@memgate/local/dynamo-local'),
@@ -271,23 +299,12 @@ async function startStores(secret: string) {
   const pinecone = await startPineconeEmulator({ apiKey: 'pcsk_bench' });
   const documentClient = createDocumentClient({ endpoint: dynamo.endpoint });
   await ensureTable(documentClient, 'memgate-bench');
-  // As infra/functions.ts configures a function; the SDK reaches DynamoDB Local through its own endpoint variable
-  // and takes credentials from the environment, as in Lambda (DYNAMODB_ENDPOINT would skip its credential chain).
-  const env = {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'ASIABENCH',
-    AWS_SECRET_ACCESS_KEY: 'bench',
-    AWS_SESSION_TOKEN: 'bench',
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-    DYNAMODB_ENDPOINT: '',
-    TABLE_NAME: 'memgate-bench',
-    VECTOR_STORE: 'pinecone',
-    PINECONE_API_KEY: 'pcsk_bench',
-    PINECONE_INDEX: 'memgate',
-    PINECONE_HOST: pinecone.url,
-    AUTH_JWT_SECRET: secret,
-    LOG_LEVEL: 'silent',
-  };
+  const env = lambdaFunctionEnv({
+    dynamoEndpoint: dynamo.endpoint,
+    tableName: 'memgate-bench',
+    pineconeUrl: pinecone.url,
+    secret,
+  });
   return {
     env,
     async stop() {

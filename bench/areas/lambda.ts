@@ -2,7 +2,13 @@ import { ensureTable } from '@memgate/adapters';
 import { startPineconeEmulator } from '@memgate/adapters/pinecone/emulator/index';
 import { signLocalToken } from '@memgate/local/token';
 import { MAX_BUNDLE_BYTES } from '../../scripts/build.ts';
-import { buildBenchBundles, type ColdStart, lambdaScenarios, measureColdStart } from '../cold-start.ts';
+import {
+  buildBenchBundles,
+  type ColdStart,
+  lambdaFunctionEnv,
+  lambdaScenarios,
+  measureColdStart,
+} from '../cold-start.ts';
 import type { BenchEnv } from '../lib/env.ts';
 import { type AreaResult, atMost, type Figure, figure } from '../lib/results.ts';
 import { round, summarize } from '../lib/stats.ts';
@@ -25,22 +31,12 @@ export async function lambdaArea(env: BenchEnv): Promise<AreaResult> {
   const tableName = 'memgate-lambda-bench';
   try {
     await ensureTable(env.documentClient, tableName);
-    const functionEnv = {
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'ASIABENCH',
-      AWS_SECRET_ACCESS_KEY: 'bench',
-      AWS_SESSION_TOKEN: 'bench',
-      // As in Lambda: the SDK finds DynamoDB through its own endpoint variable and the credentials in the environment.
-      AWS_ENDPOINT_URL_DYNAMODB: env.dynamo.endpoint,
-      DYNAMODB_ENDPOINT: '',
-      TABLE_NAME: tableName,
-      VECTOR_STORE: 'pinecone',
-      PINECONE_API_KEY: 'pcsk_bench',
-      PINECONE_INDEX: 'memgate',
-      PINECONE_HOST: pinecone.url,
-      AUTH_JWT_SECRET: SECRET,
-      LOG_LEVEL: 'silent',
-    };
+    const functionEnv = lambdaFunctionEnv({
+      dynamoEndpoint: env.dynamo.endpoint,
+      tableName,
+      pineconeUrl: pinecone.url,
+      secret: SECRET,
+    });
     const scenarios = lambdaScenarios(await signLocalToken(SECRET, { user: 'bench-lambda' }));
     const figures: Figure[] = [];
     const series: Record<string, number[]> = {};

@@ -30,7 +30,7 @@ export function upstreamPlaceOf(env: NodeJS.ProcessEnv): UpstreamPlace {
  * it in its own process, as a real upstream is another host: the direct baseline then crosses a process boundary as
  * a proxied call does. Measured against `in-process` in session 9 (bench/OVER-BUDGET.md, "Proxy passthrough"), it
  * raised every round trip's p99 (one more process to schedule on 2 shared cores) but not the added p99 (the
- * difference), so the bench keeps the stub in its own process by default, the instrument of earlier sessions.
+ * difference), so by default the bench keeps the stub in its own process (`in-process`), the instrument of earlier sessions.
  */
 export async function startBenchUpstream(place: UpstreamPlace): Promise<BenchUpstream> {
   if (place === 'in-process') {
