@@ -36,7 +36,9 @@ export const searchRoute = createRoute({
   method: 'post',
   path: '/api/v1/context/search',
   tags,
-  summary: 'Search visible chunks by cosine similarity within [minimum_similarity_threshold, similarity_threshold]',
+  // The score is hybrid (README "Search score"), not a cosine: a summary that says cosine misleads a band's choice.
+  summary:
+    'Search visible chunks whose score (embedding and word match, in [0, 1]) is within [minimum_similarity_threshold, similarity_threshold] (scope context:read)',
   request: { body: { content: { 'application/json': { schema: SearchBody } }, required: true } },
   responses: { 202: json(SearchResponse, 'results, best first, at most top_k'), ...errors },
 });

@@ -1,5 +1,7 @@
+import { SCOPES } from '@memgate/core';
 import { describe, expect, it } from 'vitest';
 import { refsOf } from '../../../../test/support/openapi-refs.ts';
+import { tokenFor } from '../../../../test/support/tokens.ts';
 import { bareApp } from '../test-app.ts';
 import { API_ROUTES, apiDocument } from './document.ts';
 
@@ -7,6 +9,7 @@ import { API_ROUTES, apiDocument } from './document.ts';
 // builds the document from API_ROUTES. Both must describe the same API, and the API must serve what it describes.
 
 const app = bareApp();
+const SECRET = 'x'.repeat(40); // bareApp's
 
 type Doc = ReturnType<typeof apiDocument>;
 const served = async () => (await (await app.request('/api/v1/openapi.json')).json()) as Doc;
@@ -50,4 +53,32 @@ describe('the OpenAPI document', () => {
       }
     }
   });
+
+  it("names the scope each operation needs (the one its 403 names) in its summary or its 403's description", async () => {
+    for (const [path, item] of Object.entries(apiDocument().paths ?? {})) {
+      const url = path
+        .replace('{proxyUrl}', encodeURIComponent('https://api.example.com/v1'))
+        .replace('{target_api_key}', 'sk-test')
+        .replace('{replaySessionID}', 'r1');
+      for (const [method, operation] of Object.entries(item as Record<string, OperationText>)) {
+        // A token with every scope but one: the one whose absence is refused is the one the route needs.
+        let needed: string | undefined;
+        for (const scope of SCOPES) {
+          const token = await tokenFor('alice', { scope: SCOPES.filter((s) => s !== scope).join(' '), secret: SECRET });
+          const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+          const response = await app.request(url, {
+            method: method.toUpperCase(),
+            headers,
+            body: method === 'get' ? null : '{}',
+          });
+          if (response.status === 403) needed = scope;
+        }
+        expect(needed, `${method} ${path}`).toBeDefined();
+        const said = `${operation.summary} ${operation.responses?.[403]?.description ?? ''}`;
+        expect(said, `${method} ${path}`).toContain(needed as string);
+      }
+    }
+  });
 });
+
+type OperationText = { summary?: string; responses?: Record<string, { description?: string }> };

@@ -11,7 +11,7 @@ const CONFIG = {
     title: 'memgate API',
     version: '1.0.0',
     description:
-      'Context store, OpenAI-compatible completion proxy and streaming chat. Every endpoint needs a bearer JWT.',
+      'Context store, OpenAI-compatible completion proxy and streaming chat. Every endpoint needs a bearer JWT (on the local server: `npm run token -- --user alice --orgs acme`).',
   },
   security: [{ bearerAuth: [] }],
 };
