@@ -42,6 +42,35 @@ describe('parseProxyPath', () => {
   });
 });
 
+describe('a proxy path that is not a route', () => {
+  const app = bareApp();
+  const post = (path: string, method = 'POST') => app.request(path, { method, body: method === 'GET' ? null : '{}' });
+
+  // The README's form with the key left out: the encoded base URL is the one segment before the endpoint.
+  it.each([
+    ['POST', `/api/v1/proxy/${encodeURIComponent('https://api.openai.com/v1')}/chat/completions`],
+    ['POST', `/api/v1/proxy/${encodeURIComponent('https://api.openai.com/v1')}/responses`],
+    ['GET', `/api/v1/proxy/${encodeURIComponent('https://api.openai.com/v1')}/models`],
+    ['POST', '/api/v1/proxy/chat/completions'],
+  ])('%s %s: 400 saying what the path must hold', async (method, path) => {
+    const response = await post(path, method);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: { type: 'invalid_request_error', code: 'invalid_request', param: 'proxyUrl' },
+    });
+  });
+
+  it.each([
+    ['GET', '/api/v1/proxy/default/chat/completions'],
+    ['POST', '/api/v1/proxy/default/chat/completion'],
+    ['POST', `/api/v1/proxy/${encodeURIComponent('https://h/v1')}/sk-abc/embeddings`],
+  ])('%s %s: still 404, no such route', async (method, path) => {
+    const response = await post(path, method);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { code: 'not_found' } });
+  });
+});
+
 describe('proxy OpenAPI document', () => {
   const app = bareApp();
 

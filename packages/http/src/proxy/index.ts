@@ -24,7 +24,7 @@ import { messagesInSlices, type ProxyRequest, ProxyRequestSchema } from './schem
 import { sseResponderOf } from './sse-response.ts';
 import { type ProxyEnv, proxyRouter, rawPathOf, switchesOf } from './step.ts';
 import { createExchangeStore } from './store.ts';
-import { PROXY_PREFIX, withTargetAsOneSegment } from './target.ts';
+import { endpointOf, PROXY_ENDPOINTS, PROXY_PREFIX, parseUpstreamPath, withTargetAsOneSegment } from './target.ts';
 
 export { type BackgroundWork, createBackgroundWork, type ProxyAreaDeps, type ProxySettings } from './deps.ts';
 export { proxyRoutes } from './routes.ts';
@@ -137,6 +137,10 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
       const request = new Request(url.slice(0, start) + oneSegment + url.slice(start + rawPath.length), init);
       return app.fetch(request, withoutNodeBindings(c.env));
     }
+    // An endpoint with the method it takes, but no base URL and key before it (one segment left out, most often the
+    // key after a percent-encoded base URL): say what the path must hold, not that the endpoint does not exist.
+    const endpoint = endpointOf(rawPath);
+    if (endpoint && c.req.method === PROXY_ENDPOINTS[endpoint]) parseUpstreamPath(rawPath);
     throw new MemgateError(
       'not_found',
       'not_found',
