@@ -44,7 +44,11 @@ declare namespace sst {
         args: {
           fields: Record<string, 'string' | 'number' | 'binary'>;
           primaryIndex: { hashKey: string; rangeKey?: string };
-          globalIndexes?: Record<string, { hashKey: string; rangeKey?: string; projection?: 'all' | 'keys-only' }>;
+          // A list projects those attributes (INCLUDE) besides the keys (sst's dynamo.ts maps it so).
+          globalIndexes?: Record<
+            string,
+            { hashKey: string; rangeKey?: string; projection?: 'all' | 'keys-only' | string[] }
+          >;
           ttl?: string;
           deletionProtection?: boolean;
           transform?: { table?: (args: { pointInTimeRecovery?: { enabled: boolean } }) => void };

@@ -1,12 +1,18 @@
-import { TABLE_KEYS } from '../packages/adapters/src/dynamodb/table.ts';
+import { type IndexName, projectionOf, TABLE_KEYS } from '../packages/adapters/src/dynamodb/table.ts';
 
-// The same keys and indexes as `tableDefinition` (local runs and tests), read from the one source of truth.
+// The same keys and indexes as `tableDefinition` (local runs and tests), read from the one source of truth. A
+// deployed stack adds an index new in TABLE_KEYS on update; DynamoDB builds it from the items already there.
 const fields: Record<string, 'string'> = { [TABLE_KEYS.partition]: 'string', [TABLE_KEYS.sort]: 'string' };
-const globalIndexes: Record<string, { hashKey: string; rangeKey: string; projection: 'all' }> = {};
+const globalIndexes: Record<string, { hashKey: string; rangeKey: string; projection: 'all' | string[] }> = {};
 for (const [name, keys] of Object.entries(TABLE_KEYS.indexes)) {
   fields[keys.partition] = 'string';
   fields[keys.sort] = 'string';
-  globalIndexes[name] = { hashKey: keys.partition, rangeKey: keys.sort, projection: 'all' };
+  const projection = projectionOf(name as IndexName);
+  globalIndexes[name] = {
+    hashKey: keys.partition,
+    rangeKey: keys.sort,
+    projection: projection ? [...projection] : 'all',
+  };
 }
 
 /** Records, sessions and replays; TTL on `expiresAt` removes expired sessions even if the cleanup lags. */

@@ -118,6 +118,49 @@ export function contextRepositoryConformance(
       expect(documents.map((record) => record.kind)).toEqual(['document', 'document', 'document', 'document']);
     });
 
+    it("lists a tenant's documents by their names only, newest first across pages, with the cursor bound to it", async () => {
+      const repository = await factory();
+      const [tenant, other] = [`org:${fresh()}`, `org:${fresh()}`] as const;
+      const documents = Array.from({ length: 5 }, (_, i) =>
+        recordFor({
+          tenant,
+          kind: 'document',
+          user_id: `owner-${i % 2}`,
+          status: i === 0 ? 'deleting' : 'indexed',
+          source: `source-${i}`,
+          metadata: { size: 1, file_name: `file-${i}.txt`, doc_type: 'text/plain', modalities: ['text'], team: 'x' },
+          children_context_nodes: [`chunk-${i}`],
+          createdAt: `2026-01-0${i + 1}T00:00:00.000Z`,
+        }),
+      );
+      await repository.putMany([
+        ...documents,
+        recordFor({ tenant, kind: 'chunk', createdAt: '2026-01-09T00:00:00.000Z' }),
+        recordFor({ tenant: other, kind: 'document' }),
+      ]);
+      const pages: string[] = [];
+      const listed: unknown[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await repository.listDocumentNames(tenant, { limit: 2, ...(cursor ? { cursor } : {}) });
+        listed.push(...page.items);
+        cursor = page.nextCursor ?? undefined;
+        if (cursor) pages.push(cursor);
+      } while (cursor);
+      expect(listed).toEqual(
+        [...documents].reverse().map(({ _id, user_id, status, source, metadata }) => ({
+          _id,
+          user_id,
+          status,
+          tenant,
+          source,
+          metadata: { file_name: metadata.file_name },
+        })),
+      );
+      const refused = { kind: 'validation', field: 'cursor' };
+      await expect(repository.listDocumentNames(other, { limit: 2, cursor: pages[0] })).rejects.toMatchObject(refused);
+    });
+
     it('lists an owner across tenants', async () => {
       const repository = await factory();
       const owner = fresh();

@@ -137,7 +137,7 @@ describe('sst.config.ts', () => {
     const args = tables[0]?.args as {
       fields: Record<string, string>;
       primaryIndex: unknown;
-      globalIndexes: Record<string, { hashKey: string; rangeKey: string; projection: string }>;
+      globalIndexes: Record<string, { hashKey: string; rangeKey: string; projection: string | string[] }>;
       ttl: string;
       transform: { table(args: Record<string, unknown>): void };
     };
@@ -152,9 +152,15 @@ describe('sst.config.ts', () => {
       expect(args.globalIndexes[index.IndexName as string]).toEqual({
         hashKey: index.KeySchema?.[0]?.AttributeName,
         rangeKey: index.KeySchema?.[1]?.AttributeName,
-        projection: 'all',
+        projection: index.Projection?.ProjectionType === 'ALL' ? 'all' : index.Projection?.NonKeyAttributes,
       });
     }
+    // Delete by document pages through the slim index: the attributes it matches and hides by, not the whole row.
+    expect(args.globalIndexes.documentNamesByTenant).toEqual({
+      hashKey: 'gsi3pk',
+      rangeKey: 'gsi3sk',
+      projection: ['_id', 'user_id', 'status', 'tenant', 'source', 'metadata'],
+    });
     expect(args.ttl).toBe(TABLE_KEYS.ttl);
     const table: Record<string, unknown> = {};
     args.transform.table(table);

@@ -161,6 +161,20 @@ export function createMemoryRepository(clock: { now(): Date }) {
       const keep = (row: ContextRecord) => row.tenant === tenant && (!documentsOnly || row.kind === 'document');
       return newestFirst(`tenant ${documentsOnly ? 'documents' : 'records'} ${tenant}`, keep, cursor, limit);
     },
+    async listDocumentNames(tenant, { cursor, limit }) {
+      await turn();
+      const keep = (row: ContextRecord) => row.tenant === tenant && row.kind === 'document';
+      const page = newestFirst(`tenant document names ${tenant}`, keep, cursor, limit);
+      const named = page.items.map(({ _id, user_id, status, tenant, source, metadata }) => ({
+        _id,
+        user_id,
+        status,
+        tenant,
+        source,
+        metadata: { file_name: metadata.file_name },
+      }));
+      return { items: named, nextCursor: page.nextCursor };
+    },
     async listByOwner(userId, { documentsOnly = false, cursor, limit }) {
       await turn();
       // One owner listing, as DynamoDB's byOwner index is for both: documentsOnly filters it.

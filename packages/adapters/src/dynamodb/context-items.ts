@@ -1,4 +1,4 @@
-import type { ContextRecord, RecordStatus, SearchRecord, TenantKey } from '@memgate/core';
+import type { ContextRecord, NamedDocument, RecordStatus, SearchRecord, TenantKey } from '@memgate/core';
 import { TABLE_KEYS } from './table.ts';
 
 const { indexes } = TABLE_KEYS;
@@ -93,4 +93,17 @@ export function fromItem(item: Record<string, unknown>): ContextRecord {
   for (const [name, value] of Object.entries(item)) if (!KEY_ATTRIBUTES.has(name)) record[name] = value;
   if (!('content' in record)) record.content = record.text;
   return record as unknown as ContextRecord;
+}
+
+/** A NamedDocument from an entry of documentNamesByTenant (which projects these attributes and the keys only). */
+export function namedDocumentOf(item: Record<string, unknown>): NamedDocument {
+  const metadata = (item.metadata ?? {}) as { file_name?: unknown };
+  return {
+    _id: item._id as string,
+    user_id: item.user_id as string,
+    status: item.status as NamedDocument['status'],
+    tenant: item.tenant as NamedDocument['tenant'],
+    source: item.source as string,
+    metadata: { file_name: metadata.file_name as string },
+  };
 }

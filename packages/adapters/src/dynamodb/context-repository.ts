@@ -11,6 +11,8 @@
  *   they are; a chunk's `content` equals its `text` and is stored once.
  * - byTenant/byOwner/documentsByTenant are read newest first (ScanIndexForward false). The documents index is sparse:
  *   only document records carry gsi3 keys, so view/docs and delete-by-document never page through chunks.
+ *   documentNamesByTenant has the same keys and entries, projecting only NamedDocument's attributes: delete by
+ *   document pages through it (a tenth of the bytes of the whole rows).
  * - unsettled is sparse too: an item carries gsi4 keys exactly while its status is not `indexed`. Transitions set or
  *   remove them in the same conditional update that changes the status, so the cleanup's work list is exact.
  *   Transitions go 25 at a time as conditional PartiQL updates (BatchExecuteStatement), see context-transitions.ts.
@@ -25,13 +27,22 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Clock, ContextRecord, ContextRepository, Page, RecordStatus, SearchRecord } from '@memgate/core';
+import type {
+  Clock,
+  ContextRecord,
+  ContextRepository,
+  NamedDocument,
+  Page,
+  RecordStatus,
+  SearchRecord,
+} from '@memgate/core';
 import { batchGet, batchPutAttributes, batchWrite } from './batch.ts';
 import { createAbsent } from './context-creation.ts';
 import { bumpGenerations, ensureGenerations, getManyWithGenerations, readGenerations } from './context-generations.ts';
 import {
   fromItem,
   isUnsettled,
+  namedDocumentOf,
   ownerPartition,
   recordKey,
   SEARCH_PROJECTION,
@@ -66,7 +77,7 @@ export function createDynamoContextRepository({
    * Pages through one partition of one index until `limit` items are collected (a Query also stops at 1 MB).
    * The key condition is built here, so the partition a cursor must belong to is the one queried.
    */
-  async function queryPage(
+  async function queryPage<T = ContextRecord>(
     index: IndexName,
     partition: string,
     input: Omit<
@@ -77,7 +88,8 @@ export function createDynamoContextRepository({
     },
     cursor: string | undefined,
     limit: number,
-  ): Promise<Page<ContextRecord>> {
+    read: (item: Record<string, unknown>) => T = fromItem as (item: Record<string, unknown>) => T,
+  ): Promise<Page<T>> {
     const keys = indexes[index];
     const { sortCondition, ExpressionAttributeNames, ExpressionAttributeValues, ...rest } = input;
     const query = {
@@ -88,13 +100,13 @@ export function createDynamoContextRepository({
       ExpressionAttributeNames: { ...ExpressionAttributeNames, '#pk': keys.partition },
       ExpressionAttributeValues: { ...ExpressionAttributeValues, ':pk': partition },
     };
-    const items: ContextRecord[] = [];
+    const items: T[] = [];
     let start = decodeCursor(cursor, { index: keys, partition });
     do {
       const result = await client.send(
         new QueryCommand({ ...query, Limit: limit - items.length, ExclusiveStartKey: start }),
       );
-      for (const item of result.Items ?? []) items.push(fromItem(item));
+      for (const item of result.Items ?? []) items.push(read(item));
       start = result.LastEvaluatedKey;
     } while (start && items.length < limit);
     return { items, nextCursor: encodeCursor(start) };
@@ -228,6 +240,11 @@ export function createDynamoContextRepository({
 
     listByTenant(tenant, { documentsOnly = false, cursor, limit }) {
       return listNewestFirst(documentsOnly ? 'documentsByTenant' : 'byTenant', tenantPartition(tenant), cursor, limit);
+    },
+
+    listDocumentNames(tenant, { cursor, limit }): Promise<Page<NamedDocument>> {
+      const partition = tenantPartition(tenant);
+      return queryPage('documentNamesByTenant', partition, { ScanIndexForward: false }, cursor, limit, namedDocumentOf);
     },
 
     async listByOwner(userId, { documentsOnly = false, cursor, limit }) {

@@ -1,15 +1,19 @@
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
-  DescribeTableCommand,
   type DynamoDBClient,
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { addMissingIndexes } from './table-upgrade.ts';
+
+/** What delete by document reads of a document's index entry (NamedDocument in core), besides the keys. */
+const NAMED_DOCUMENT = ['_id', 'user_id', 'status', 'tenant', 'source', 'metadata'] as const;
 
 /**
  * One table for everything (see docs/ARCHITECTURE.md). Items are addressed by `pk`/`sk`; each index is sparse,
- * so an item appears in an index only when it carries that index's key attributes.
+ * so an item appears in an index only when it carries that index's key attributes. An index projects the whole item
+ * unless it names the attributes it carries (`projection`; its keys and the table's always come along).
  */
 export const TABLE_KEYS = {
   partition: 'pk',
@@ -20,8 +24,13 @@ export const TABLE_KEYS = {
     byTenant: { partition: 'gsi1pk', sort: 'gsi1sk' },
     /** All records one user owns, across partitions. */
     byOwner: { partition: 'gsi2pk', sort: 'gsi2sk' },
-    /** Document records only, per tenant: view/docs and delete by document. */
+    /** Document records only, per tenant: view/docs. */
     documentsByTenant: { partition: 'gsi3pk', sort: 'gsi3sk' },
+    /**
+     * The same entries with only what a delete by document matches on and hides by (NamedDocument), not the list of
+     * chunk ids and the rest of the row: a query's read units count the projected bytes.
+     */
+    documentNamesByTenant: { partition: 'gsi3pk', sort: 'gsi3sk', projection: NAMED_DOCUMENT },
     /** Records not yet settled (pending, deleting, failed), oldest first: the cleanup's work list. */
     unsettled: { partition: 'gsi4pk', sort: 'gsi4sk' },
     /** Items with an expiry (chat sessions, replays), by expiry time: the cleanup's sweep list. */
@@ -31,19 +40,28 @@ export const TABLE_KEYS = {
 
 export type IndexName = keyof typeof TABLE_KEYS.indexes;
 
+/** The attributes an index carries besides the keys, or undefined when it carries the whole item. */
+export function projectionOf(index: IndexName): readonly string[] | undefined {
+  const keys = TABLE_KEYS.indexes[index];
+  return 'projection' in keys ? keys.projection : undefined;
+}
+
 /** The CreateTable input shared by local runs, tests and (as a cross-check) the SST infra definition. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {
   const attributes = new Set<string>([TABLE_KEYS.partition, TABLE_KEYS.sort]);
   const indexes = Object.entries(TABLE_KEYS.indexes).map(([name, keys]) => {
     attributes.add(keys.partition);
     attributes.add(keys.sort);
+    const projection = projectionOf(name as IndexName);
     return {
       IndexName: name,
       KeySchema: [
         { AttributeName: keys.partition, KeyType: 'HASH' as const },
         { AttributeName: keys.sort, KeyType: 'RANGE' as const },
       ],
-      Projection: { ProjectionType: 'ALL' as const },
+      Projection: projection
+        ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...projection] }
+        : { ProjectionType: 'ALL' as const },
     };
   });
   return {
@@ -58,18 +76,18 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
   };
 }
 
-/** Creates the table if it does not exist and waits until it is active. Safe to call concurrently. */
+/**
+ * Creates the table if it does not exist, or adds the indexes an existing table lacks (a local data directory from
+ * an older version), and waits until it and its indexes are active. Safe to call concurrently.
+ */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  const definition = tableDefinition(tableName);
   try {
-    await client.send(new CreateTableCommand(tableDefinition(tableName)));
+    await client.send(new CreateTableCommand(definition));
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await addMissingIndexes(client, definition);
   try {
     await client.send(
       new UpdateTimeToLiveCommand({

@@ -154,6 +154,14 @@ export type SearchRecord = Pick<
   '_id' | 'kind' | 'status' | 'tenant' | 'document_id' | 'children_context_nodes' | 'text' | 'source'
 > & { metadata: Pick<RecordMetadata, 'file_name'> };
 
+/**
+ * What a delete by document reads of each document of a tenant: its names (source, file name), its owner, and what
+ * hiding it needs (id, status, tenant). Not the list of chunk ids and the rest of the row.
+ */
+export type NamedDocument = Pick<ContextRecord, '_id' | 'user_id' | 'status' | 'tenant' | 'source'> & {
+  metadata: Pick<RecordMetadata, 'file_name'>;
+};
+
 /** Where context records live (DynamoDB in every runtime). */
 export interface ContextRepository {
   /** Writes (creates or replaces) records in batches; unprocessed items are retried. */
@@ -198,6 +206,11 @@ export interface ContextRepository {
     tenant: TenantKey,
     options: { documentsOnly?: boolean; cursor?: string; limit: number },
   ): Promise<Page<ContextRecord>>;
+  /**
+   * The documents of one tenant partition narrowed to NamedDocument, newest first, as eventually consistent as
+   * `listByTenant` with `documentsOnly` (the same entries, a slim index).
+   */
+  listDocumentNames(tenant: TenantKey, options: { cursor?: string; limit: number }): Promise<Page<NamedDocument>>;
   /** Records owned by one user across all partitions, newest first. */
   listByOwner(
     userId: string,

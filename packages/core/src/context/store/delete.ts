@@ -1,6 +1,7 @@
 import { type Principal, type TenantKey, tenantOf, visibleTenants } from '../../auth/index.ts';
 import { invalid } from '../../errors/index.ts';
-import type { ContextRecord, RecordStatus } from '../record.ts';
+import type { NamedDocument } from '../ports.ts';
+import type { RecordStatus } from '../record.ts';
 import type { DeleteInput } from '../service.ts';
 import { requireActingFor, requireMembership } from './access.ts';
 import type { ContextStoreDeps } from './deps.ts';
@@ -8,7 +9,8 @@ import { removeDeleting } from './removal.ts';
 import { bumpAfterHiding } from './visibility-cache.ts';
 
 const LIVE: readonly RecordStatus[] = ['pending', 'indexed', 'failed'];
-const PAGE = 500;
+/** Documents per listing call: a slim entry is ~0.2 KB, so a page stays well under a Query's 1 MB. */
+const PAGE = 1000;
 
 interface Narrowing {
   ownerId: string;
@@ -39,14 +41,14 @@ async function targetsById(deps: ContextStoreDeps, principal: Principal, input: 
 
 /**
  * The documents `by_doc` names: those whose source or file name equals `source`, owned by the narrowed user (also
- * those already `deleting`, for deleteContext's bump).
+ * those already `deleting`, for deleteContext's bump). Read from the slim listing: the match and the hide need no more.
  */
 async function targetsByDocument(deps: ContextStoreDeps, input: DeleteInput, scope: Narrowing) {
-  const found: ContextRecord[] = [];
+  const found: NamedDocument[] = [];
   for (const tenant of scope.tenants) {
     let cursor: string | undefined;
     do {
-      const page = await deps.repository.listByTenant(tenant, { documentsOnly: true, limit: PAGE, cursor });
+      const page = await deps.repository.listDocumentNames(tenant, { limit: PAGE, cursor });
       for (const record of page.items) {
         const named = record.source === input.source || record.metadata.file_name === input.source;
         if (named && record.user_id === scope.ownerId) found.push(record);

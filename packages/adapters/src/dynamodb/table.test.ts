@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { createContextStore, type Principal } from '@memgate/core';
+import { describe, expect, it } from 'vitest';
+import { createTestTable } from '../../../../test/support/dynamo.ts';
+import { createMemoryIndex } from '../../../../test/support/memory-ports.ts';
+import { createLexicalEmbedder } from '../embedders/lexical/index.ts';
+import { createDynamoContextRepository } from './context-repository.ts';
+import { ensureTable, type IndexName, tableDefinition } from './table.ts';
+
+const clock = { now: () => new Date() };
+const alice: Principal = {
+  userId: 'alice',
+  orgs: [],
+  scopes: new Set(['context:read', 'context:write', 'context:delete']),
+};
+
+/** The table as an older version created it: without the indexes added since. */
+function olderDefinition(tableName: string, added: IndexName[]) {
+  const definition = tableDefinition(tableName);
+  const indexes = (definition.GlobalSecondaryIndexes ?? []).filter(
+    (index) => !added.includes(index.IndexName as IndexName),
+  );
+  const used = new Set(['pk', 'sk', ...indexes.flatMap((index) => index.KeySchema?.map((key) => key.AttributeName))]);
+  return {
+    ...definition,
+    GlobalSecondaryIndexes: indexes,
+    AttributeDefinitions: definition.AttributeDefinitions?.filter((attribute) => used.has(attribute.AttributeName)),
+  };
+}
+
+describe('ensureTable', () => {
+  it('adds the indexes an older table lacks, built from its items, and a delete by document then works', async () => {
+    const { documentClient } = await createTestTable('upgrade-probe'); // the run's DynamoDB Local
+    const tableName = `upgrade-${randomUUID().slice(0, 8)}`;
+    await documentClient.send(new CreateTableCommand(olderDefinition(tableName, ['documentNamesByTenant'])));
+    const repository = createDynamoContextRepository({ client: documentClient, tableName, clock });
+    const store = createContextStore({
+      repository,
+      index: createMemoryIndex().index,
+      embedder: createLexicalEmbedder(),
+      clock,
+    });
+    const documents = ['a.txt', 'b.txt', 'c.txt'].map((fileName) => ({
+      content: `notes in ${fileName}`,
+      fileName,
+      fileType: 'text/plain',
+    }));
+    await store.add(alice, { documents, source: 'old' });
+    await expect(repository.listDocumentNames('user:alice', { limit: 10 })).rejects.toThrow();
+
+    // Two processes starting at once on the same data directory.
+    await Promise.all([ensureTable(documentClient, tableName), ensureTable(documentClient, tableName)]);
+
+    const { Table } = await documentClient.send(new DescribeTableCommand({ TableName: tableName }));
+    const names = (Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName).sort();
+    expect(names).toEqual((tableDefinition(tableName).GlobalSecondaryIndexes ?? []).map((i) => i.IndexName).sort());
+    expect(Table?.GlobalSecondaryIndexes?.every((index) => index.IndexStatus === 'ACTIVE')).toBe(true);
+    const slim = Table?.GlobalSecondaryIndexes?.find((index) => index.IndexName === 'documentNamesByTenant');
+    expect(slim?.Projection?.ProjectionType).toBe('INCLUDE');
+
+    const listed = await repository.listDocumentNames('user:alice', { limit: 10 });
+    expect(listed.items.map((document) => document.metadata.file_name).sort()).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    await store.delete(alice, { source: 'b.txt' });
+    const left = await repository.listByTenant('user:alice', { documentsOnly: true, limit: 10 });
+    expect(left.items.filter((record) => record.status === 'indexed').map((r) => r.metadata.file_name)).toEqual([
+      'c.txt',
+      'a.txt',
+    ]);
+    await ensureTable(documentClient, tableName); // nothing left to add: a no-op
+  });
+});
