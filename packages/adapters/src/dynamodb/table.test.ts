@@ -68,5 +68,5 @@ describe('ensureTable', () => {
       'a.txt',
     ]);
     await ensureTable(documentClient, tableName); // nothing left to add: a no-op
-  });
+  }, 60_000); // DynamoDB Local builds an index slowly while the run's other files keep it busy
 });
