@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@memgate/adapters';
 import { localJwtSecret } from './secret.ts';
-import { DEFAULT_TOKEN_SCOPE, signLocalToken } from './token.ts';
+import { DEFAULT_TOKEN_SCOPE, signLocalToken, tokenClaimsProblem } from './token.ts';
 
 const USAGE = `usage: npm run token -- --user <id> [--orgs a,b] [--scope "context:read context:write"] [--expires 30d]
 default scope: ${DEFAULT_TOKEN_SCOPE}`;
@@ -19,6 +19,11 @@ async function main(): Promise<void> {
   if (values.help || !values.user) {
     console.error(USAGE);
     process.exit(values.help ? 0 : 2);
+  }
+  const problem = tokenClaimsProblem({ user: values.user, ...(values.scope ? { scope: values.scope } : {}) });
+  if (problem) {
+    console.error(`${problem}\n${USAGE}`);
+    process.exit(2);
   }
   const config = loadConfig();
   const secret = localJwtSecret(config.DATA_DIR, config.AUTH_JWT_SECRET);
