@@ -25,8 +25,17 @@ export function upstreamFailure(error: unknown, timedOut: boolean): unknown {
   if (timedOut) return new MemgateError('upstream_timeout', 'upstream_timeout', 'upstream did not answer in time');
   if (error instanceof Error && error.name === 'AbortError') return error;
   return new MemgateError('upstream_unavailable', 'upstream_unreachable', 'upstream is unreachable', {
-    cause: error instanceof Error ? new Error(error.name) : undefined,
+    cause: error instanceof Error ? new Error(failureKind(error)) : undefined,
   });
+}
+
+/**
+ * What the log says of a failed connection: its code (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET...), or else its
+ * name. Not its message, which names the host and port; the operator reads the code ("Error: Error" said nothing).
+ */
+function failureKind(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(code) ? code : error.name;
 }
 
 export function redirectRefused(status: number): MemgateError {

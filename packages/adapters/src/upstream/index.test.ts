@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import { MemgateError } from '@memgate/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startUpstreamStub } from '../../../../test/support/upstream-stub.ts';
 import { createTargetGuard } from '../ssrf/index.ts';
@@ -38,6 +40,26 @@ describe('upstream ChatModel (what the chat reuses)', () => {
     expect(error).toBeInstanceOf(UpstreamStatusError);
     expect(error).toMatchObject({ status: 401, body: '{"error":{"message":"bad key"}}' });
     expect(String((error as Error).message)).not.toContain('sk-default-key');
+  });
+
+  it('says in the cause of an unreachable upstream which network error it was, without the URL', async () => {
+    // A port that was just free: nothing listens there, so the connection is refused.
+    const server = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    const gone = createUpstreamModel({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      apiKey: 'sk-gone',
+      timeoutMs: 5000,
+      guard,
+    });
+    const error = await gone.complete(request, {}).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(MemgateError);
+    expect(error).toMatchObject({ code: 'upstream_unreachable', message: 'upstream is unreachable' });
+    const cause = String((error as Error).cause);
+    expect(cause).toBe('Error: ECONNREFUSED');
+    expect(cause).not.toContain(String(port));
   });
 
   it('stops the upstream call when the caller aborts', async () => {
