@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { type ContextRecord, MAX_VIEW_LIMIT } from '@memgate/core';
+import { type ContextRecord, DEFAULT_VIEW_LIMIT, MAX_VIEW_LIMIT } from '@memgate/core';
 import { authenticate } from '../auth/index.ts';
 import { ContextError, ContextType, errors, json, Scope, type ServeContextRoute, tags } from './common.ts';
 
@@ -69,11 +69,14 @@ export const ViewDocsResponse = z
   .openapi('ContextViewDocsResponse');
 export type ViewDocsResponse = z.infer<typeof ViewDocsResponse>;
 
+const PAGING = `The caller's own records, then each of its organizations' (or one, \`organization_id\`), each newest first; \`limit\` per page (default ${DEFAULT_VIEW_LIMIT}, at most ${MAX_VIEW_LIMIT}); send \`nextCursor\` back as \`cursor\` for the next page (null: the last).`;
+
 export const viewRoute = createRoute({
   method: 'get',
   path: '/api/v1/context/view',
   tags,
   summary: 'Visible records, documents and chunks (scope context:read)',
+  description: PAGING,
   request: { query: ViewQuery },
   responses: { 200: json(ViewResponse, 'a page of records'), ...errors },
 });
@@ -83,6 +86,7 @@ export const viewDocsRoute = createRoute({
   path: '/api/v1/context/view/docs',
   tags,
   summary: 'One summary per visible document (scope context:read)',
+  description: PAGING,
   request: { query: ViewQuery },
   responses: {
     200: json(ViewDocsResponse, 'a page of documents'),
