@@ -161,6 +161,45 @@ export function contextRepositoryConformance(
       await expect(repository.listDocumentNames(other, { limit: 2, cursor: pages[0] })).rejects.toMatchObject(refused);
     });
 
+    it("finds a tenant's documents by source or file name, whatever their status, and nothing of another tenant", async () => {
+      const repository = await factory();
+      const [tenant, other] = [`org:${fresh()}`, `org:${fresh()}`] as const;
+      const named = (source: string, fileName: string, overrides: Partial<ContextRecord> = {}) =>
+        recordFor({
+          tenant,
+          kind: 'document',
+          source,
+          metadata: { size: 1, file_name: fileName, doc_type: 'text/plain', modalities: ['text'] },
+          ...overrides,
+        });
+      const bySource = named('shared', 'one.txt');
+      const byFileName = named('elsewhere', 'shared', { status: 'deleting', user_id: 'user-2' });
+      const long = 'x'.repeat(3000); // longer than a key may be: names are hashed into the index's keys
+      const longNamed = named(long, 'three.txt');
+      await repository.putMany([
+        bySource,
+        byFileName,
+        longNamed,
+        named('shared-not', 'shared.txt'),
+        recordFor({ tenant, kind: 'chunk', source: 'shared' }),
+        recordFor({ tenant: other, kind: 'document', source: 'shared' }),
+      ]);
+      const ids = async (name: string, of: TenantKey = tenant) =>
+        (await repository.findDocumentsNamed(of, name))?.map((document) => document._id).sort();
+      expect(await ids('shared')).toEqual([bySource._id, byFileName._id].sort());
+      expect(await repository.findDocumentsNamed(tenant, 'shared')).toContainEqual({
+        _id: byFileName._id,
+        user_id: 'user-2',
+        status: 'deleting',
+        tenant,
+        source: 'elsewhere',
+        metadata: { file_name: 'shared' },
+      });
+      expect(await ids(long)).toEqual([longNamed._id]);
+      expect(await ids('nothing')).toEqual([]);
+      expect(await ids('shared', `org:${fresh()}`)).toEqual([]);
+    });
+
     it('lists an owner across tenants', async () => {
       const repository = await factory();
       const owner = fresh();

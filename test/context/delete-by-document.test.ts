@@ -1,3 +1,4 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ContextRecord, ContextRepository, TenantKey } from '@memgate/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createContextHarness } from '../support/context-app.ts';
@@ -5,16 +6,13 @@ import { createMemoryIndex } from '../support/memory-ports.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 // Delete by document in a tenant with many documents, over DynamoDB Local: it finds the named documents through the
-// tenant's slim documents listing, and must delete exactly those (by source or by file name, the caller's own unless
-// acting for another user), with their chunks, in personal and organization tenants.
+// indexes by name, or through the tenant's slim documents listing while those cannot answer (no backfill marker),
+// and must delete exactly those (by source or by file name, the caller's own unless acting for another user), with
+// their chunks, in personal and organization tenants.
 const ALL = 'context:read context:write context:delete';
 const band = { similarity_threshold: 1, minimum_similarity_threshold: 0 };
 
 let h: Awaited<ReturnType<typeof createContextHarness>>;
-
-beforeAll(async () => {
-  h = await createContextHarness(createMemoryIndex().index);
-});
 
 const doc = (content: string, fileName: string) => ({ content, fileName, fileType: 'text/plain' });
 
@@ -47,7 +45,18 @@ async function addMany(token: string, count: number, source: (batch: number) => 
   }
 }
 
-describe('delete by document in a tenant with many documents', () => {
+describe.each([
+  ['through the indexes by name', true],
+  ['through the slim listing, before the names backfill', false],
+])('delete by document in a tenant with many documents, %s', (_, namesIndexed) => {
+  beforeAll(async () => {
+    h = await createContextHarness(createMemoryIndex().index);
+    if (namesIndexed) return;
+    const { documentClient, tableName } = h.table;
+    const marker = { pk: 'ctx#document-names', sk: 'backfill' }; // ensureTable wrote it (document-names.ts)
+    await documentClient.send(new DeleteCommand({ TableName: tableName, Key: marker }));
+  });
+
   it('deletes exactly the documents whose source or file name is named, with their chunks', async () => {
     const token = await tokenFor('wren', { scope: ALL });
     await addMany(token, 120, (batch) => `batch-${batch % 4}`);

@@ -56,6 +56,8 @@ const byKey = (keyOf: (record: ContextRecord) => string) => (a: ContextRecord, b
 
 export function createMemoryRepository(clock: { now(): Date }) {
   const rows = new Map<string, ContextRecord>();
+  /** Whether findDocumentsNamed answers (DynamoDB's does once its backfill wrote the marker); tests may turn it off. */
+  const names = { indexed: true };
   /** Each tenant's generation row: a random epoch set when it is created, and its counter. */
   const generations = new Map<TenantKey, { epoch: string; counter: number }>();
   const tagOf = (tenant: TenantKey) => {
@@ -175,6 +177,21 @@ export function createMemoryRepository(clock: { now(): Date }) {
       }));
       return { items: named, nextCursor: page.nextCursor };
     },
+    async findDocumentsNamed(tenant, name) {
+      await turn();
+      if (!names.indexed) return undefined;
+      return [...rows.values()]
+        .filter((row) => row.tenant === tenant && row.kind === 'document')
+        .filter((row) => row.source === name || row.metadata.file_name === name)
+        .map(({ _id, user_id, status, source, metadata }) => ({
+          _id,
+          user_id,
+          status,
+          tenant,
+          source,
+          metadata: { file_name: metadata.file_name },
+        }));
+    },
     async listByOwner(userId, { documentsOnly = false, cursor, limit }) {
       await turn();
       // One owner listing, as DynamoDB's byOwner index is for both: documentsOnly filters it.
@@ -213,7 +230,7 @@ export function createMemoryRepository(clock: { now(): Date }) {
       for (const tenant of new Set(tenants)) update(tenant, 1);
     },
   };
-  return { repository, rows, generations };
+  return { repository, rows, generations, names };
 }
 
 function cosine(a: Float32Array, b: Float32Array): number {

@@ -1,7 +1,15 @@
 import type { ContextRecord } from '@memgate/core';
 import { buildDocument } from '@memgate/core/context/store/records';
 import { describe, expect, it } from 'vitest';
-import { newestKey, ownerPartition, recordKey, tenantPartition, toItem, unsettledAttributes } from './context-items.ts';
+import {
+  namePartition,
+  newestKey,
+  ownerPartition,
+  recordKey,
+  tenantPartition,
+  toItem,
+  unsettledAttributes,
+} from './context-items.ts';
 import { TABLE_KEYS } from './table.ts';
 
 const { indexes } = TABLE_KEYS;
@@ -22,6 +30,10 @@ function spreadItem(record: ContextRecord): Record<string, unknown> {
       ? {
           [indexes.documentsByTenant.partition]: tenantPartition(record.tenant),
           [indexes.documentsByTenant.sort]: order,
+          [indexes.documentsBySource.partition]: namePartition(record.tenant, record.source),
+          [indexes.documentsBySource.sort]: order,
+          [indexes.documentsByFileName.partition]: namePartition(record.tenant, record.metadata.file_name),
+          [indexes.documentsByFileName.sort]: order,
         }
       : {}),
     ...unsettledAttributes(record.status, record.updatedAt, record._id),

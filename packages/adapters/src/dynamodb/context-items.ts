@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ContextRecord, NamedDocument, RecordStatus, SearchRecord, TenantKey } from '@memgate/core';
 import { TABLE_KEYS } from './table.ts';
 
@@ -15,6 +16,13 @@ export const recordKey = (id: string) => ({ pk: `ctx#${id}`, sk: RECORD_SORT_KEY
 export const generationKey = (tenant: TenantKey) => ({ pk: `ctx#generation#${tenant}`, sk: 'generation' });
 export const tenantPartition = (tenant: TenantKey) => `ctx#${tenant}`;
 export const ownerPartition = (userId: string) => `ctx#owner#${userId}`;
+/**
+ * A tenant's partition of documentsBySource or documentsByFileName: a name is any string a user chose (up to the
+ * request's size), so it is hashed to keep the key bounded (a partition key holds at most 2 KB). Readers compare the
+ * names themselves, so a collision could only cost a read.
+ */
+export const namePartition = (tenant: TenantKey, name: string) =>
+  `ctx#${tenant}#name#${createHash('sha256').update(name).digest('base64url')}`;
 /** Newest-first order inside a partition; the id breaks ties between records created at the same instant. */
 export const newestKey = (record: Pick<ContextRecord, 'createdAt' | '_id'>) => `${record.createdAt}#${record._id}`;
 export const unsettledKey = (updatedAt: string, id: string) => `${updatedAt}#${id}`;
@@ -30,6 +38,19 @@ export function unsettledAttributes(status: RecordStatus, updatedAt: string, id:
   return !isUnsettled(status)
     ? undefined
     : { [indexes.unsettled.partition]: UNSETTLED_PARTITION, [indexes.unsettled.sort]: unsettledKey(updatedAt, id) };
+}
+
+/**
+ * The attributes that put a document in documentsBySource and documentsByFileName, `order` its newestKey. A name
+ * that is absent (no row written by the API lacks one) is keyed as the empty name, which no delete can ask for.
+ */
+export function nameAttributes(tenant: TenantKey, source: unknown, fileName: unknown, order: string) {
+  return {
+    [indexes.documentsBySource.partition]: namePartition(tenant, String(source ?? '')),
+    [indexes.documentsBySource.sort]: order,
+    [indexes.documentsByFileName.partition]: namePartition(tenant, String(fileName ?? '')),
+    [indexes.documentsByFileName.sort]: order,
+  };
 }
 
 /**
@@ -52,6 +73,7 @@ export function toItem(record: ContextRecord): Record<string, unknown> {
   if (record.kind === 'document') {
     item[indexes.documentsByTenant.partition] = tenantPartition(record.tenant);
     item[indexes.documentsByTenant.sort] = order;
+    Object.assign(item, nameAttributes(record.tenant, record.source, record.metadata.file_name, order));
   }
   Object.assign(item, unsettledAttributes(record.status, record.updatedAt, record._id));
   return item;

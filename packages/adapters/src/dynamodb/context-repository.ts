@@ -12,7 +12,8 @@
  * - byTenant/byOwner/documentsByTenant are read newest first (ScanIndexForward false). The documents index is sparse:
  *   only document records carry gsi3 keys, so view/docs and delete-by-document never page through chunks.
  *   documentNamesByTenant has the same keys and entries, projecting only NamedDocument's attributes: delete by
- *   document pages through it (a tenth of the bytes of the whole rows).
+ *   document pages through it (a sixth of the bytes of the whole rows) until it can use documentsBySource and
+ *   documentsByFileName (gsi6, gsi7: tenant and a hash of the name, on document rows only; document-names.ts).
  * - unsettled is sparse too: an item carries gsi4 keys exactly while its status is not `indexed`. Transitions set or
  *   remove them in the same conditional update that changes the status, so the cleanup's work list is exact.
  *   Transitions go 25 at a time as conditional PartiQL updates (BatchExecuteStatement), see context-transitions.ts.
@@ -54,6 +55,7 @@ import {
 import { deleteChildrenWhile, deleteWhereStatus, deleteWhereUnchanged } from './context-removal.ts';
 import { transitionInBatches } from './context-transitions.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { documentNamesIndexed, queryDocumentsNamed } from './document-names.ts';
 import { itemAttributes } from './item-attributes.ts';
 import { type IndexName, TABLE_KEYS } from './table.ts';
 
@@ -158,6 +160,9 @@ export function createDynamoContextRepository({
     }
   }
 
+  /** Set once the backfill's marker is read: it is never removed, so one process reads it until it exists. */
+  let namesIndexed = false;
+
   async function getMany(ids: readonly string[]): Promise<ContextRecord[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
@@ -245,6 +250,11 @@ export function createDynamoContextRepository({
     listDocumentNames(tenant, { cursor, limit }): Promise<Page<NamedDocument>> {
       const partition = tenantPartition(tenant);
       return queryPage('documentNamesByTenant', partition, { ScanIndexForward: false }, cursor, limit, namedDocumentOf);
+    },
+
+    async findDocumentsNamed(tenant, name) {
+      if (!namesIndexed) namesIndexed = await documentNamesIndexed(client, tableName);
+      return namesIndexed ? queryDocumentsNamed(client, tableName, tenant, name) : undefined;
     },
 
     async listByOwner(userId, { documentsOnly = false, cursor, limit }) {

@@ -1,4 +1,5 @@
 export { createDocumentClient, type DynamoOptions } from './client.ts';
 export { createDynamoContextRepository, type DynamoContextRepositoryOptions } from './context-repository.ts';
 export { createDynamoSessionRepository, type DynamoSessionRepositoryOptions } from './session-repository.ts';
-export { ensureTable, type IndexName, TABLE_KEYS, tableDefinition } from './table.ts';
+export { type IndexName, TABLE_KEYS, tableDefinition } from './table.ts';
+export { ensureTable } from './table-setup.ts';

@@ -1,11 +1,4 @@
-import {
-  CreateTableCommand,
-  type CreateTableCommandInput,
-  type DynamoDBClient,
-  ResourceInUseException,
-  UpdateTimeToLiveCommand,
-} from '@aws-sdk/client-dynamodb';
-import { addMissingIndexes } from './table-upgrade.ts';
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
 /** What delete by document reads of a document's index entry (NamedDocument in core), besides the keys. */
 const NAMED_DOCUMENT = ['_id', 'user_id', 'status', 'tenant', 'source', 'metadata'] as const;
@@ -31,6 +24,12 @@ export const TABLE_KEYS = {
      * chunk ids and the rest of the row: a query's read units count the projected bytes.
      */
     documentNamesByTenant: { partition: 'gsi3pk', sort: 'gsi3sk', projection: NAMED_DOCUMENT },
+    /**
+     * A tenant's documents by source, and by file name: the partition is the tenant and a hash of the name
+     * (document-names.ts), so a delete by document reads only the documents it names, however many the tenant has.
+     */
+    documentsBySource: { partition: 'gsi6pk', sort: 'gsi6sk', projection: NAMED_DOCUMENT },
+    documentsByFileName: { partition: 'gsi7pk', sort: 'gsi7sk', projection: NAMED_DOCUMENT },
     /** Records not yet settled (pending, deleting, failed), oldest first: the cleanup's work list. */
     unsettled: { partition: 'gsi4pk', sort: 'gsi4sk' },
     /** Items with an expiry (chat sessions, replays), by expiry time: the cleanup's sweep list. */
@@ -74,28 +73,4 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
     AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
     GlobalSecondaryIndexes: indexes,
   };
-}
-
-/**
- * Creates the table if it does not exist, or adds the indexes an existing table lacks (a local data directory from
- * an older version), and waits until it and its indexes are active. Safe to call concurrently.
- */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  const definition = tableDefinition(tableName);
-  try {
-    await client.send(new CreateTableCommand(definition));
-  } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
-  }
-  await addMissingIndexes(client, definition);
-  try {
-    await client.send(
-      new UpdateTimeToLiveCommand({
-        TableName: tableName,
-        TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttl, Enabled: true },
-      }),
-    );
-  } catch {
-    // Already enabled (a second call is refused); expiry is also enforced on read and by the cleanup.
-  }
 }

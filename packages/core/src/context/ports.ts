@@ -211,6 +211,12 @@ export interface ContextRepository {
    * `listByTenant` with `documentsOnly` (the same entries, a slim index).
    */
   listDocumentNames(tenant: TenantKey, options: { cursor?: string; limit: number }): Promise<Page<NamedDocument>>;
+  /**
+   * The documents of one tenant whose source or file name is `name` (any status), read through an index by name, so
+   * at a cost that does not grow with the tenant. Undefined while the store cannot answer by name (rows written before
+   * that index exist and have not all been given its keys yet): the caller then pages through listDocumentNames.
+   */
+  findDocumentsNamed(tenant: TenantKey, name: string): Promise<NamedDocument[] | undefined>;
   /** Records owned by one user across all partitions, newest first. */
   listByOwner(
     userId: string,

@@ -39,22 +39,35 @@ async function targetsById(deps: ContextStoreDeps, principal: Principal, input: 
   return [record];
 }
 
+const isNamed = (document: NamedDocument, name: string) =>
+  document.source === name || document.metadata.file_name === name;
+
 /**
- * The documents `by_doc` names: those whose source or file name equals `source`, owned by the narrowed user (also
- * those already `deleting`, for deleteContext's bump). Read from the slim listing: the match and the hide need no more.
+ * A tenant's documents whose source or file name is `name`: through the repository's index by name, or, until that
+ * can answer, its whole slim listing (a cost that grows with the tenant). The match is checked here either way.
+ */
+async function documentsNamed(deps: ContextStoreDeps, tenant: TenantKey, name: string): Promise<NamedDocument[]> {
+  const found = await deps.repository.findDocumentsNamed(tenant, name);
+  if (found) return found.filter((document) => isNamed(document, name));
+  const named: NamedDocument[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await deps.repository.listDocumentNames(tenant, { limit: PAGE, cursor });
+    named.push(...page.items.filter((document) => isNamed(document, name)));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return named;
+}
+
+/**
+ * The documents `by_doc` names, owned by the narrowed user (also those already `deleting`, for deleteContext's bump).
  */
 async function targetsByDocument(deps: ContextStoreDeps, input: DeleteInput, scope: Narrowing) {
   const found: NamedDocument[] = [];
   for (const tenant of scope.tenants) {
-    let cursor: string | undefined;
-    do {
-      const page = await deps.repository.listDocumentNames(tenant, { limit: PAGE, cursor });
-      for (const record of page.items) {
-        const named = record.source === input.source || record.metadata.file_name === input.source;
-        if (named && record.user_id === scope.ownerId) found.push(record);
-      }
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+    for (const document of await documentsNamed(deps, tenant, input.source as string)) {
+      if (document.user_id === scope.ownerId && document.tenant === tenant) found.push(document);
+    }
   }
   return found;
 }

@@ -6,7 +6,8 @@ import { createTestTable } from '../../../../test/support/dynamo.ts';
 import { createMemoryIndex } from '../../../../test/support/memory-ports.ts';
 import { createLexicalEmbedder } from '../embedders/lexical/index.ts';
 import { createDynamoContextRepository } from './context-repository.ts';
-import { ensureTable, type IndexName, tableDefinition } from './table.ts';
+import { type IndexName, tableDefinition } from './table.ts';
+import { ensureTable } from './table-setup.ts';
 
 const clock = { now: () => new Date() };
 const alice: Principal = {
@@ -49,8 +50,7 @@ describe('ensureTable', () => {
     await store.add(alice, { documents, source: 'old' });
     await expect(repository.listDocumentNames('user:alice', { limit: 10 })).rejects.toThrow();
 
-    // Two processes starting at once on the same data directory.
-    await Promise.all([ensureTable(documentClient, tableName), ensureTable(documentClient, tableName)]);
+    await ensureTable(documentClient, tableName);
 
     const { Table } = await documentClient.send(new DescribeTableCommand({ TableName: tableName }));
     const names = (Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName).sort();

@@ -1,10 +1,16 @@
 import {
+  CreateTableCommand,
   type CreateTableCommandInput,
   DescribeTableCommand,
   type DynamoDBClient,
+  ResourceInUseException,
   type TableDescription,
   UpdateTableCommand,
+  UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { backfillDocumentNames } from './document-names.ts';
+import { TABLE_KEYS, tableDefinition } from './table.ts';
 
 const POLL_MS = 100;
 /** DynamoDB Local builds an index over a local data directory in seconds; a table that takes longer is not local. */
@@ -58,4 +64,33 @@ export async function addMissingIndexes(client: DynamoDBClient, definition: Crea
     }
   }
   await waitUntilActive(client, tableName);
+}
+
+/**
+ * Creates the table if it does not exist, or adds the indexes an existing table lacks (a local data directory from
+ * an older version), and waits until it and its indexes are active; then gives document rows written before the
+ * indexes by name their keys (document-names.ts: at once, as nothing else writes a local data directory meanwhile).
+ * Concurrent calls are safe while they only create the table. Adding indexes is for one process at a time, as a
+ * local data directory is (data-dir-lock.ts): DynamoDB Local accepts a second creation of an index being created
+ * and then never reports it ACTIVE.
+ */
+export async function ensureTable(client: DynamoDBDocumentClient, tableName: string): Promise<void> {
+  const definition = tableDefinition(tableName);
+  try {
+    await client.send(new CreateTableCommand(definition));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  await addMissingIndexes(client, definition);
+  await backfillDocumentNames(client, tableName, { now: () => new Date(), settleMs: 0 });
+  try {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttl, Enabled: true },
+      }),
+    );
+  } catch {
+    // Already enabled (a second call is refused); expiry is also enforced on read and by the cleanup.
+  }
 }
