@@ -31,9 +31,12 @@ export function searchNamespace(store: NamespaceStore, query: VectorQuery): Vect
   if (!accepts || !(topK > 0)) return searchDense(store, query);
   // Before the query's own match: `score` reuses its result arrays.
   const attribution = speakerFactors(store, query.speakers);
-  const lexical = store.lexical.score(query.terms, accepts === ANY ? undefined : accepts);
+  const limit = Math.max(LEXICAL_CANDIDATES, 4 * topK);
+  // Without a graph, fusion takes at most the best `limit` lexical candidates and looks at one more: the match
+  // tells the score of the last of those (`floor`), under which fusion need not look.
+  const keep = store.graph ? undefined : limit + 1;
+  const lexical = store.lexical.score(query.terms, accepts === ANY ? undefined : accepts, keep);
   if (!store.graph) {
-    const limit = Math.max(LEXICAL_CANDIDATES, 4 * topK);
     const fusion: Fusion = { weight, topK, dense: [], denseFloor: 1, lexical, attribution, limit };
     const found = fuse(store, query, fusion);
     // Exact when every lexical candidate that could reach the top was scored and no slot without a lexical match
@@ -90,7 +93,8 @@ interface Fusion {
  */
 function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[] {
   const { weight, topK, dense, denseFloor, attribution } = fusion;
-  const { slots, count, scores: lexical } = fusion.lexical;
+  const { count, scores: lexical } = fusion.lexical;
+  const { slots, count: looked } = candidatesOf(fusion);
   // Fused scores in the order they were computed (dense top first): ties keep that order when ranked.
   const fused: Fused[] = [];
   const chosen = store.marks;
@@ -124,11 +128,11 @@ function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[
       return best.floor;
     };
     // The best lexical matches first (they set a floor), then only those whose bound can still reach it, best first.
-    for (const slot of bestByLexical(slots, count, lexical, chosen, topK)) score(slot);
+    for (const slot of bestByLexical(slots, looked, lexical, chosen, topK)) score(slot);
     // From the floor's lower bound: it may open more than the exact floor would, never fewer.
     const reach = (best.floor - (1 - weight) * denseFloor) / weight;
     const open: number[] = [];
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < looked; i++) {
       const slot = slots[i] as number;
       if (chosen[slot] === 0 && (lexical[slot] as number) >= reach) open.push(slot);
     }
@@ -148,6 +152,31 @@ function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[
     for (const { slot } of fused) chosen[slot] = 0;
   }
   return fused.sort((a, b) => b.value - a.value).slice(0, topK);
+}
+
+/**
+ * The lexical matches fusion looks at, in slot order: with a `limit`, only those scoring at least the match's
+ * `floor` (the (`limit` + 1)-th best, asked only without a graph, where there is no dense top), as fusion takes
+ * candidates best first, equal ones in slot order, and stops after the first `limit` + 1: every one it could take
+ * is kept, in the same order, and fewer are sorted. Without a limit, all of them.
+ */
+function candidatesOf({ lexical, limit }: Fusion): { slots: Int32Array; count: number } {
+  const { slots, count, scores, floor } = lexical;
+  if (limit === undefined || floor === Number.NEGATIVE_INFINITY) return { slots, count };
+  let kept = 0;
+  const narrowed = new Int32Array(Math.min(count, 4 * (limit + 1)));
+  let into = narrowed;
+  for (let i = 0; i < count; i++) {
+    const slot = slots[i] as number;
+    if ((scores[slot] as number) < floor) continue;
+    if (kept === into.length) {
+      const wider = new Int32Array(2 * into.length);
+      wider.set(into);
+      into = wider;
+    }
+    into[kept++] = slot;
+  }
+  return { slots: into, count: kept };
 }
 
 /**

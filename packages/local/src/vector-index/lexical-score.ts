@@ -1,4 +1,4 @@
-import { lengthNorm, ownTermsFactor, saturatedFrequencyAt } from '@memgate/core';
+import { lengthNorm, ownTermsFactor } from '@memgate/core';
 import { LexicalSweep } from './lexical-sweep.ts';
 import type { TermPostings } from './term-postings.ts';
 import type { WalkContext } from './term-walk.ts';
@@ -13,6 +13,11 @@ export interface LexicalMatches {
   slots: Int32Array;
   count: number;
   scores: Float64Array;
+  /**
+   * With `keep` asked: the `keep`-th best score when at least that many matched (else −∞), so every slot among the
+   * best `keep` (and any tied with the last of them) scores at least this.
+   */
+  floor: number;
 }
 
 /** A slot test for filters; `undefined` accepts every slot. */
@@ -26,6 +31,8 @@ export interface WeighedQuery {
   queryTerms: number;
   averageLength: number;
   accepts: SlotFilter;
+  /** How many of the best scores the caller needs to tell apart (`floor`); 0: none. */
+  keep?: number | undefined;
 }
 
 /**
@@ -38,12 +45,14 @@ export class LexicalScorer {
   private matched = new Int32Array(1024);
   private matchedCount = 0;
   private readonly sweep = new LexicalSweep();
+  /** The best `keep` scores of the query so far: a min-heap, its least first. */
+  private best = new Float64Array(128);
 
   /** No matches (the previous query's scores cleared): what a query matching nothing returns. */
   none(): LexicalMatches {
     for (let i = 0; i < this.matchedCount; i++) this.scores[this.matched[i] as number] = 0;
     this.matchedCount = 0;
-    return { slots: this.matched, count: 0, scores: this.scores };
+    return { slots: this.matched, count: 0, scores: this.scores, floor: Number.NEGATIVE_INFINITY };
   }
 
   /**
@@ -51,36 +60,33 @@ export class LexicalScorer {
    * frequency (every term it holds, own or its neighbours'), times ownTermsFactor, capped at 1.
    */
   score(query: WeighedQuery, context: WalkContext): LexicalMatches {
-    const { shares, queryTerms, averageLength, accepts } = query;
+    const { shares, queryTerms, averageLength, accepts, keep = 0 } = query;
     const { lengths } = context;
     const matches = this.none();
     const { scores, matched } = this;
-    const weights = shares.map(([, share]) => share);
+    const weights = Float64Array.from(shares, ([, share]) => share);
     // ownTermsFactor by a slot's count of own terms (at most one per list): two square roots once, not per slot.
     const factors = Array.from({ length: shares.length + 1 }, (_, own) => ownTermsFactor(own, queryTerms));
     let count = 0;
+    if (this.best.length < keep) this.best = new Float64Array(keep);
+    const best = this.best;
+    let kept = 0;
     this.sweep.run(
       shares.map(([posting]) => posting),
       context,
       (slot, sweep) => {
         if (accepts !== undefined && !accepts(slot)) return;
-        sweep.frequenciesOf(slot, context);
-        const norm = lengthNorm(lengths[slot] as number, averageLength);
-        let score = 0;
-        let ownTerms = 0;
-        const { terms, frequencies } = sweep;
-        for (let i = 0; i < sweep.count; i++) {
-          const stored = frequencies[i] as number;
-          if (stored > 0) ownTerms++;
-          const frequency = stored < 0 ? -stored : stored;
-          score = score + (weights[terms[i] as number] as number) * saturatedFrequencyAt(frequency, norm);
-        }
+        const score = sweep.sumOf(slot, context, weights, lengthNorm(lengths[slot] as number, averageLength));
         // A slot owns a term when its own count is above 0: its frequency is then positive.
-        if (ownTerms === 0) return;
-        scores[slot] = Math.min(1, score * (factors[ownTerms] as number));
+        if (sweep.ownTerms === 0) return;
+        const value = Math.min(1, score * (factors[sweep.ownTerms] as number));
+        scores[slot] = value;
         matched[count++] = slot;
+        if (kept < keep) kept = pushScore(best, kept, value);
+        else if (keep > 0 && value > (best[0] as number)) replaceLeast(best, keep, value);
       },
     );
+    if (keep > 0 && kept >= keep) matches.floor = best[0] as number;
     matches.count = count;
     this.matchedCount = count;
     return matches;
@@ -92,4 +98,32 @@ export class LexicalScorer {
     this.matched = new Int32Array(size);
     this.matchedCount = 0;
   }
+}
+
+/** Adds `value` to the min-heap `heap` of `size` values; returns the new size. */
+function pushScore(heap: Float64Array, size: number, value: number): number {
+  let at = size;
+  while (at > 0) {
+    const parent = (at - 1) >> 1;
+    if ((heap[parent] as number) <= value) break;
+    heap[at] = heap[parent] as number;
+    at = parent;
+  }
+  heap[at] = value;
+  return size + 1;
+}
+
+/** Replaces the least value of the full min-heap `heap` (of `size`) with the larger `value`. */
+function replaceLeast(heap: Float64Array, size: number, value: number): void {
+  let at = 0;
+  for (;;) {
+    const left = 2 * at + 1;
+    if (left >= size) break;
+    const right = left + 1;
+    const child = right < size && (heap[right] as number) < (heap[left] as number) ? right : left;
+    if ((heap[child] as number) >= value) break;
+    heap[at] = heap[child] as number;
+    at = child;
+  }
+  heap[at] = value;
 }

@@ -146,7 +146,7 @@ export class LexicalPostings {
     this.documents -= 1;
     this.totalLength -= length;
     this.lengths[slot] = 0;
-    this.chains.clear(slot);
+    this.chains.clear(slot, this.epochs);
     this.removals += 1;
     const killed = this.slotPostings[slot] as number;
     this.slotPostings[slot] = 0;
@@ -174,9 +174,10 @@ export class LexicalPostings {
    * score divided by its ceiling for this query (every query term matched infinitely often), times the share of the
    * query's terms its own text holds (ownTermsFactor), so it lies in [0, 1].
    * A query term the namespace has never seen counts in the ceiling at the highest inverse document frequency,
-   * so a question whose main words appear nowhere scores low everywhere.
+   * so a question whose main words appear nowhere scores low everywhere. With `keep`, the matches also tell the
+   * `keep`-th best score (`floor`).
    */
-  score(query: SparseValues, accepts: SlotFilter): LexicalMatches {
+  score(query: SparseValues, accepts: SlotFilter, keep?: number): LexicalMatches {
     if (this.documents === 0) return this.scorer.none();
     const weighted: [TermPostings, number][] = [];
     let ceiling = 0;
@@ -193,7 +194,7 @@ export class LexicalPostings {
     if (!(ceiling > 0)) return this.scorer.none();
     const shares = weighted.map(([posting, weight]): [TermPostings, number] => [posting, weight / ceiling]);
     const averageLength = this.totalLength / this.documents || 1;
-    return this.scorer.score({ shares, queryTerms, averageLength, accepts }, this.walkContext());
+    return this.scorer.score({ shares, queryTerms, averageLength, accepts, keep }, this.walkContext());
   }
 
   /**

@@ -39,6 +39,13 @@ export class SlotChains {
   kinds = new Uint8Array(1024);
   links = new Uint32Array(1024 * MAX_LINKS).fill(NO_LINK);
   weightCodes = new Uint8Array(1024 * MAX_LINKS);
+  /**
+   * Per slot, bit j: its link j is one a query follows, the first link to its entry and one whose slot names this
+   * slot back at its current epoch (positionOf on both ends, what every query checked per owner and link before).
+   * Kept by `set` and `clear` for the slot and every slot it links to (or linked to), the only slots whose bits they
+   * change: a slot's epoch moves only when it is removed, after `clear`.
+   */
+  lending = new Uint8Array(1024);
   /** Weights by code: a namespace's chains use a few (chunkTerms' before and after). */
   readonly weights: number[] = [];
   private readonly codes = new Map<number, number>();
@@ -52,6 +59,7 @@ export class SlotChains {
 
   set(slot: number, chain: SlotChain, epochs: Uint8Array): void {
     this.ensureCapacity(slot + 1);
+    const before = this.linkedSlots(slot);
     this.kinds[slot] = SPLIT | (chain.borrows ? BORROWS : 0);
     const base = slot * MAX_LINKS;
     for (let k = 0; k < MAX_LINKS; k++) {
@@ -59,12 +67,47 @@ export class SlotChains {
       this.links[base + k] = linked === undefined ? NO_LINK : linked * (EPOCH_MASK + 1) + (epochs[linked] as number);
       this.weightCodes[base + k] = linked === undefined ? 0 : this.codeOf(chain.weights[k] as number);
     }
+    this.relend(slot, before, epochs);
   }
 
-  clear(slot: number): void {
+  clear(slot: number, epochs: Uint8Array): void {
     if (slot >= this.kinds.length) return;
+    const before = this.linkedSlots(slot);
     this.kinds[slot] = 0;
     this.links.fill(NO_LINK, slot * MAX_LINKS, (slot + 1) * MAX_LINKS);
+    this.relend(slot, before, epochs);
+  }
+
+  /** The slots `slot` links to now (any epoch). */
+  private linkedSlots(slot: number): number[] {
+    const found: number[] = [];
+    for (let j = 0; j < MAX_LINKS; j++) {
+      const link = this.links[slot * MAX_LINKS + j] as number;
+      if (link !== NO_LINK) found.push(link >>> EPOCH_BITS);
+    }
+    return found;
+  }
+
+  /** Recomputes `lending` for `slot`, the slots it linked to before a change, and those it links to now. */
+  private relend(slot: number, before: readonly number[], epochs: Uint8Array): void {
+    this.lending[slot] = this.lendingOf(slot, epochs);
+    for (const other of before) if (other < this.kinds.length) this.lending[other] = this.lendingOf(other, epochs);
+    for (const other of this.linkedSlots(slot)) {
+      if (other < this.kinds.length) this.lending[other] = this.lendingOf(other, epochs);
+    }
+  }
+
+  private lendingOf(slot: number, epochs: Uint8Array): number {
+    const self = slot * (EPOCH_MASK + 1) + (epochs[slot] as number);
+    const base = slot * MAX_LINKS;
+    let bits = 0;
+    for (let j = 0; j < MAX_LINKS; j++) {
+      const link = this.links[base + j] as number;
+      if (link === NO_LINK || this.positionOf(slot, link) !== j) continue; // a repeated link: the first one borrows
+      const from = link >>> EPOCH_BITS;
+      if (from < this.kinds.length && this.positionOf(from, self) >= 0) bits |= 1 << j;
+    }
+    return bits;
   }
 
   /** The position of the link to `entry` (slot and epoch) among `borrower`'s links, or -1. */
@@ -140,6 +183,9 @@ export class SlotChains {
     links.set(this.links);
     const codes = new Uint8Array(size * MAX_LINKS);
     codes.set(this.weightCodes);
+    const lending = new Uint8Array(size);
+    lending.set(this.lending);
+    this.lending = lending;
     this.kinds = kinds;
     this.links = links;
     this.weightCodes = codes;

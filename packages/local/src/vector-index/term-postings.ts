@@ -73,6 +73,18 @@ export class TermPostings {
    */
   sortedUpTo = 0;
 
+  /** The first posting of `slot`, the list being in slot order (its size if none). */
+  firstOf(slot: number): number {
+    let low = 0;
+    let high = this.size;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.entries[middle] as number) >>> EPOCH_BITS < slot) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
   constructor(public countedAt: number) {}
 
   /** The term's document frequency: each live posting counts as much as its slot holds the term (at most 1). */

@@ -1,3 +1,4 @@
+import { saturatedFrequencyAt } from '@memgate/core';
 import { describe, expect, it } from 'vitest';
 import { FrequencyTable } from './frequency-table.ts';
 import { LexicalSweep } from './lexical-sweep.ts';
@@ -43,13 +44,31 @@ function namespace(at = (chunk: number) => chunk) {
   return { context, tide, harbour };
 }
 
-/** Each slot a sweep finishes, with its frequency of each list's term (undefined: it holds none of it). */
+/**
+ * Each slot a sweep finishes, with its frequency of each list's term (undefined: it holds none of it). Each slot's
+ * `sumOf` (what a scorer sums, from one function for up to 32 terms) must be the sum of those frequencies' saturations
+ * in term order, to the bit, and its own terms those with a positive frequency.
+ */
 function swept(lists: TermPostings[], context: WalkContext) {
   const found: (number | undefined)[][] = [];
+  const shares = Float64Array.from(lists, (_, t) => 1 / (t + 2));
   new LexicalSweep().run(lists, context, (slot, sweep) => {
+    const norm = 0.9 + slot / 1000;
+    const sum = sweep.sumOf(slot, context, shares, norm);
+    const ownTerms = sweep.ownTerms;
     sweep.frequenciesOf(slot, context);
     const frequencies: (number | undefined)[] = lists.map(() => undefined);
-    for (let i = 0; i < sweep.count; i++) frequencies[sweep.terms[i] as number] = sweep.frequencies[i];
+    let expected = 0;
+    let owned = 0;
+    for (let i = 0; i < sweep.count; i++) {
+      const frequency = sweep.frequencies[i] as number;
+      frequencies[sweep.terms[i] as number] = frequency;
+      expected =
+        expected + (shares[sweep.terms[i] as number] as number) * saturatedFrequencyAt(Math.abs(frequency), norm);
+      if (frequency > 0) owned++;
+    }
+    expect(sum).toBe(expected);
+    expect(ownTerms).toBe(owned);
     found.push([slot, ...frequencies]);
   });
   return found;
