@@ -40,6 +40,29 @@ function verifierFor(config: Config) {
 }
 
 /**
+ * Serves `fetch` on 127.0.0.1:port. A port already taken fails the start with a sentence that says so (it was an
+ * unhandled 'error' event: an "uncaught exception" log line with a stack, and DynamoDB Local left to the guardian).
+ */
+function listen(fetch: Parameters<typeof serve>[0]['fetch'], port: number): Promise<Server> {
+  return new Promise<Server>((ready, refuse) => {
+    const server = serve({ fetch, port, hostname: '127.0.0.1' }, () => {
+      server.off('error', failed);
+      ready(server as Server);
+    });
+    function failed(error: NodeJS.ErrnoException) {
+      refuse(
+        error.code === 'EADDRINUSE'
+          ? new Error(
+              `port ${port} on 127.0.0.1 is already in use (another memgate or another program): stop it, or set PORT`,
+            )
+          : error,
+      );
+    }
+    server.once('error', failed);
+  });
+}
+
+/**
  * Starts the whole service in this process on embedded parts: DynamoDB Local (unless DYNAMODB_ENDPOINT is set),
  * the embedded vector index under DATA_DIR, and every endpoint on 127.0.0.1:PORT.
  */
@@ -52,6 +75,8 @@ export async function startLocalServer(
   );
   const endpoint = config.DYNAMODB_ENDPOINT ?? (dynamo as DynamoLocal).endpoint;
   const documentClient = createDocumentClient({ endpoint });
+  // Closed again when the start fails after opening it (a port in use, say).
+  let opened: { close(): Promise<void> } | undefined;
   try {
     await ensureTable(documentClient, config.TABLE_NAME);
     const vectorIndex = await createLocalVectorIndex({
@@ -59,6 +84,7 @@ export async function startLocalServer(
       unloadIdleAfterMs: config.LOCAL_INDEX_UNLOAD_AFTER_MS,
       denseGraph: denseGraphFor(config.EMBEDDINGS),
     });
+    opened = vectorIndex;
     const services = createServices({
       config,
       documentClient,
@@ -80,9 +106,7 @@ export async function startLocalServer(
     app.route('/', createMcpApp({ verifier, logger, store: services.context.store }));
     // Before the first request, not inside it: the proxy's and the chat's token counts need the encoder.
     loadTokenizer();
-    const server = await new Promise<Server>((ready) => {
-      const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '127.0.0.1' }, () => ready(s as Server));
-    });
+    const server = await listen(app.fetch, config.PORT);
     // Idle keep-alive connections are closed after 65 s rather than Node's 5 s: a client that reuses a connection at
     // the moment the server drops it sees "other side closed", and clients (undici, the OpenAI SDK) keep theirs a
     // few seconds, so a short server timeout makes that race likely on a busy machine.
@@ -111,6 +135,7 @@ export async function startLocalServer(
       },
     };
   } catch (error) {
+    await opened?.close();
     documentClient.destroy();
     await dynamo?.stop();
     lock.release();
