@@ -19,7 +19,17 @@ export const generateRoute = createRoute({
   tags,
   summary:
     'Stream thinking steps, the answer (with sources, model, usage, tool calls) and metadata as SSE (scope chat)',
-  request: { body: { content: { 'application/json': { schema: ChatBody } }, required: true } },
+  request: {
+    body: {
+      content: {
+        'application/json': {
+          schema: ChatBody,
+          example: { chat_history: [{ role: 'user', content: 'Who owns the budget?' }] },
+        },
+      },
+      required: true,
+    },
+  },
   responses: {
     200: stream('thinking_update events, one final_response, one metadata, then data: [DONE]'),
     400: json(ChatError, 'invalid request, or an unknown chatId'),

@@ -72,7 +72,20 @@ export const addRoute = createRoute({
   path: '/api/v1/context/add',
   tags,
   summary: 'Add documents (scope context:write); idempotent per owner, organization, source, file name and content',
-  request: { body: { content: { 'application/json': { schema: AddBody } }, required: true } },
+  request: {
+    body: {
+      // The README's quick start, so the page's "Try it" runs as it stands.
+      content: {
+        'application/json': {
+          schema: AddBody,
+          example: {
+            documents: [{ content: 'The launch is planned for March. Budget owner: Dana.', fileName: 'plan.md' }],
+          },
+        },
+      },
+      required: true,
+    },
+  },
   responses: { 201: json(AddResponse, 'documents added and searchable'), ...errors },
 });
 

@@ -40,7 +40,17 @@ export const searchRoute = createRoute({
   summary:
     'Search visible chunks whose score (embedding and word match, in [0, 1]) is within [minimum_similarity_threshold, similarity_threshold] (scope context:read)',
   description: `The caller's visible chunks (its own and its organizations', \`scope\` internal unless given) with minimum_similarity_threshold <= score <= similarity_threshold, best first; the band applies first, then \`top_k\` (default ${DEFAULT_TOP_K}, at most ${MAX_TOP_K}) cuts. \`organization_id\` narrows to one organization; \`metadata\` keys (file_name, doc_type, source, context_type, tags) narrow by equality.`,
-  request: { body: { content: { 'application/json': { schema: SearchBody } }, required: true } },
+  request: {
+    body: {
+      content: {
+        'application/json': {
+          schema: SearchBody,
+          example: { query: 'when is the launch?', similarity_threshold: 1, minimum_similarity_threshold: 0.1 },
+        },
+      },
+      required: true,
+    },
+  },
   responses: { 202: json(SearchResponse, 'results, best first, at most top_k'), ...errors },
 });
 

@@ -104,7 +104,14 @@ const passedThrough = {
     content: { '*/*': { schema: z.unknown() } },
   },
 };
-const json = <T>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
+const json = <T>(schema: T, example: object) => ({
+  required: true,
+  content: { 'application/json': { schema, example } },
+});
+// Examples the page's "Try it" can send as they stand (a target's model is the target's to name).
+const question = 'When is the launch?';
+const askDefault = { model: 'memgate/default', messages: [{ role: 'user', content: question }] };
+const askTarget = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: question }] };
 const completed = {
   200: {
     description:
@@ -137,7 +144,7 @@ export const targetCompletionRoute = createRoute({
   description:
     'proxyUrl is the target base URL written into the path as is (https://…, a collapsed https:/…, or percent-encoded); ' +
     'target_api_key is sent upstream as Authorization: Bearer. History is filtered and stored context injected first.',
-  request: { params: TargetParams, headers: Switches, body: json(ProxyRequestSchema) },
+  request: { params: TargetParams, headers: Switches, body: json(ProxyRequestSchema, askTarget) },
   responses: { ...completed, ...passedThrough },
 });
 
@@ -147,7 +154,7 @@ export const defaultCompletionRoute = createRoute({
   tags,
   summary: 'Chat completion with the service default model',
   description: '`model` must equal DEFAULT_MODEL_ID (default memgate/default).',
-  request: { headers: Switches, body: json(ProxyRequestSchema) },
+  request: { headers: Switches, body: json(ProxyRequestSchema, askDefault) },
   responses: completed,
 });
 
@@ -157,7 +164,11 @@ export const targetResponsesRoute = createRoute({
   tags,
   summary: 'Responses API through a target',
   description: 'Forwarded to the target /responses; the `input` messages are filtered and context injected first.',
-  request: { params: TargetParams, headers: Switches, body: json(ResponsesRequestSchema) },
+  request: {
+    params: TargetParams,
+    headers: Switches,
+    body: json(ResponsesRequestSchema, { model: 'gpt-4o-mini', input: question }),
+  },
   responses: { ...answered, ...passedThrough },
 });
 
@@ -168,7 +179,7 @@ export const defaultResponsesRoute = createRoute({
   summary: 'Responses API with the service default model',
   description:
     'Translated to and from chat completions for the default model. Stateless: `previous_response_id` is refused (400).',
-  request: { headers: Switches, body: json(ResponsesRequestSchema) },
+  request: { headers: Switches, body: json(ResponsesRequestSchema, { model: 'memgate/default', input: question }) },
   responses: answered,
 });
 
