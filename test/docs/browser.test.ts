@@ -59,5 +59,12 @@ describe('/docs (Scalar)', () => {
     // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered
     expect(await page.locator('body').innerText()).not.toContain('$ref');
     expect(outside).toEqual([]);
+    // The code samples a user copies name this host (they said `curl /api/v1/...` with no server in the document).
+    const samples = await page.evaluate(() =>
+      [...document.querySelectorAll('pre, code')].map((node) => node.textContent ?? ''),
+    );
+    const curls = samples.filter((sample) => sample.startsWith('curl '));
+    expect(curls.length).toBeGreaterThan(0);
+    for (const curl of curls) expect(curl).toMatch(new RegExp(`^curl '?${server.url}/api/v1/`));
   }, 120_000);
 });

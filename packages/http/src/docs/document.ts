@@ -13,6 +13,9 @@ const CONFIG = {
     description:
       'Context store, OpenAI-compatible completion proxy and streaming chat. Every endpoint needs a bearer JWT (on the local server: `npm run token -- --user alice --orgs acme`).',
   },
+  // The host that serves the document (relative: the local server, the AWS API). Without a server the page's code
+  // samples had no host (`curl /api/v1/context/add`); the proxy's and the chat's paths name their own on AWS.
+  servers: [{ url: '/' }],
   security: [{ bearerAuth: [] }],
 };
 
