@@ -123,8 +123,8 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
   });
 
   // A route A path whose base URL spans segments: served by route A's routes in the one-segment form (routes.ts).
-  // Anything else under the prefix (another endpoint, or a method the endpoint does not take): a 404, before any
-  // token check.
+  // An endpoint's path without a base URL and key: a 400 naming the path's form. Anything else under the prefix
+  // (another endpoint, or a method the endpoint does not take): a 404. Both before any token check.
   app.all(`${PROXY_PREFIX}*`, function redispatchOrRefuse(c) {
     const url = c.req.url;
     const rawPath = rawPathOf(url);
