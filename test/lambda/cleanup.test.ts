@@ -1,3 +1,4 @@
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ContextRecord, ContextRepository, TenantKey, VectorIndex } from '@memgate/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -162,5 +163,32 @@ describe('cleanup Lambda (scheduled)', () => {
     expect(report).toMatchObject({ reindexed: 0, complete: false });
     expect((await repository.get('late'))?.status).toBe('pending');
     expect(await cleanup(scheduled, lambdaContext('cleanup', 60_000))).toMatchObject({ reindexed: 1, complete: true });
+  });
+
+  it('gives document rows of the previous version their name keys, the marker left for a pass 30 minutes on', async () => {
+    const { documentClient, tableName } = harness.table;
+    const marker = { pk: 'ctx#document-names', sk: 'backfill' };
+    const get = async (key: Record<string, string>) =>
+      (await documentClient.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    const document = record('names-doc', { kind: 'document', status: 'indexed', indexed: true, source: 'kept.md' });
+    await repository.putMany([document]);
+    // As the previous version left the table: no name keys on its rows, no backfill progress.
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: 'ctx#names-doc', sk: 'ctx' },
+        UpdateExpression: 'REMOVE gsi6pk, gsi6sk, gsi7pk, gsi7sk',
+      }),
+    );
+    await documentClient.send(new DeleteCommand({ TableName: tableName, Key: marker }));
+    expect(await repository.findDocumentsNamed(TENANT, 'kept.md')).toBeUndefined();
+
+    expect(await cleanup(scheduled, lambdaContext('cleanup', 60_000))).toMatchObject({ complete: true });
+    expect((await get({ pk: 'ctx#names-doc', sk: 'ctx' }))?.gsi6pk).toEqual(
+      expect.stringMatching(/^ctx#user:alice#name#/),
+    );
+    const progress = await get(marker);
+    expect(progress).toMatchObject({ firstRunAt: expect.any(String) });
+    expect(progress?.done).toBeUndefined();
   });
 });

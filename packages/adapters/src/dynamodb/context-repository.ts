@@ -12,7 +12,7 @@
  * - byTenant/byOwner/documentsByTenant are read newest first (ScanIndexForward false). The documents index is sparse:
  *   only document records carry gsi3 keys, so view/docs and delete-by-document never page through chunks.
  *   documentNamesByTenant has the same keys and entries, projecting only NamedDocument's attributes: delete by
- *   document pages through it (a sixth of the bytes of the whole rows) until it can use documentsBySource and
+ *   document pages through it (a quarter of the bytes of the whole rows) until it can use documentsBySource and
  *   documentsByFileName (gsi6, gsi7: tenant and a hash of the name, on document rows only; document-names.ts).
  * - unsettled is sparse too: an item carries gsi4 keys exactly while its status is not `indexed`. Transitions set or
  *   remove them in the same conditional update that changes the status, so the cleanup's work list is exact.

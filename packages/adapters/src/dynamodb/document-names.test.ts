@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ContextRepository, createContextStore, type Principal } from '@memgate/core';
-import { describe, expect, it } from 'vitest';
-import { createTestTable } from '../../../../test/support/dynamo.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryIndex } from '../../../../test/support/memory-ports.ts';
+import { type DynamoLocal, startDynamoLocal } from '../../../local/src/dynamo-local.ts';
 import { createLexicalEmbedder } from '../embedders/lexical/index.ts';
+import { createDocumentClient } from './client.ts';
 import { createDynamoContextRepository } from './context-repository.ts';
 import { backfillDocumentNames } from './document-names.ts';
 import { tableDefinition } from './table.ts';
@@ -21,9 +22,17 @@ const alice: Principal = {
 const NAME_KEYS = ['gsi6pk', 'gsi6sk', 'gsi7pk', 'gsi7sk'];
 const MINUTE = 60_000;
 
-/** A table as the previous version created it (no indexes by name), in the run's DynamoDB Local. */
+// Its own DynamoDB Local: the run's shared one, busy with every other test file's tables, has left an index it was
+// building CREATING for over a minute (table-setup.test.ts too).
+let dynamo: DynamoLocal;
+beforeAll(async () => {
+  dynamo = await startDynamoLocal();
+}, 90_000);
+afterAll(() => dynamo?.stop());
+
+/** A table as the previous version created it (no indexes by name). */
 async function olderTable() {
-  const { documentClient } = await createTestTable('names-probe');
+  const documentClient = createDocumentClient({ endpoint: dynamo.endpoint });
   const tableName = `names-${randomUUID().slice(0, 8)}`;
   const definition = tableDefinition(tableName);
   const indexes = (definition.GlobalSecondaryIndexes ?? []).filter(

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { createContextStore, type Principal } from '@memgate/core';
-import { describe, expect, it } from 'vitest';
-import { createTestTable } from '../../../../test/support/dynamo.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryIndex } from '../../../../test/support/memory-ports.ts';
+import { type DynamoLocal, startDynamoLocal } from '../../../local/src/dynamo-local.ts';
 import { createLexicalEmbedder } from '../embedders/lexical/index.ts';
+import { createDocumentClient } from './client.ts';
 import { createDynamoContextRepository } from './context-repository.ts';
 import { type IndexName, tableDefinition } from './table.ts';
 import { ensureTable } from './table-setup.ts';
@@ -30,11 +31,23 @@ function olderDefinition(tableName: string, added: IndexName[]) {
   };
 }
 
+// Its own DynamoDB Local: the run's shared one, busy with every other test file's tables, has left an index it was
+// building CREATING for over a minute.
+let dynamo: DynamoLocal;
+beforeAll(async () => {
+  dynamo = await startDynamoLocal();
+}, 90_000);
+afterAll(() => dynamo?.stop());
+
 describe('ensureTable', () => {
   it('adds the indexes an older table lacks, built from its items, and a delete by document then works', async () => {
-    const { documentClient } = await createTestTable('upgrade-probe'); // the run's DynamoDB Local
+    const documentClient = createDocumentClient({ endpoint: dynamo.endpoint });
     const tableName = `upgrade-${randomUUID().slice(0, 8)}`;
-    await documentClient.send(new CreateTableCommand(olderDefinition(tableName, ['documentNamesByTenant'])));
+    await documentClient.send(
+      new CreateTableCommand(
+        olderDefinition(tableName, ['documentNamesByTenant', 'documentsBySource', 'documentsByFileName']),
+      ),
+    );
     const repository = createDynamoContextRepository({ client: documentClient, tableName, clock });
     const store = createContextStore({
       repository,

@@ -9,7 +9,7 @@ import { removeDeleting } from './removal.ts';
 import { bumpAfterHiding } from './visibility-cache.ts';
 
 const LIVE: readonly RecordStatus[] = ['pending', 'indexed', 'failed'];
-/** Documents per listing call: a slim entry is ~0.2 KB, so a page stays well under a Query's 1 MB. */
+/** Documents per listing call: a slim entry is ~0.35 KB, so a page of them stays under a Query's 1 MB. */
 const PAGE = 1000;
 
 interface Narrowing {
