@@ -44,9 +44,12 @@ export async function waitUntilActive(client: DynamoDBClient, tableName: string)
  */
 export async function addMissingIndexes(client: DynamoDBClient, definition: CreateTableCommandInput): Promise<void> {
   const tableName = definition.TableName as string;
-  for (const index of definition.GlobalSecondaryIndexes ?? []) {
-    const table = await waitUntilActive(client, tableName);
-    if ((table.GlobalSecondaryIndexes ?? []).some((existing) => existing.IndexName === index.IndexName)) continue;
+  // One DescribeTable when nothing is missing (DynamoDB Local answers it slowly on a large data directory).
+  const has = (table: TableDescription | undefined, name: string | undefined) =>
+    (table?.GlobalSecondaryIndexes ?? []).some((existing) => existing.IndexName === name);
+  const table = await waitUntilActive(client, tableName);
+  const missing = (definition.GlobalSecondaryIndexes ?? []).filter((index) => !has(table, index.IndexName));
+  for (const index of missing) {
     const keys = new Set(index.KeySchema?.map((key) => key.AttributeName));
     try {
       await client.send(
@@ -59,11 +62,10 @@ export async function addMissingIndexes(client: DynamoDBClient, definition: Crea
         }),
       );
     } catch (error) {
-      const now = await describe(client, tableName);
-      if (!(now?.GlobalSecondaryIndexes ?? []).some((existing) => existing.IndexName === index.IndexName)) throw error;
+      if (!has(await describe(client, tableName), index.IndexName)) throw error;
     }
+    await waitUntilActive(client, tableName);
   }
-  await waitUntilActive(client, tableName);
 }
 
 /**
