@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     denseGraph: denseGraphFor(config.EMBEDDINGS),
   });
   try {
-    await ensureTable(documentClient, config.TABLE_NAME);
+    await ensureTable(documentClient, config.TABLE_NAME, (message, fields) => logger.info(message, fields));
     const cleanup = createCleanupServices({
       config,
       documentClient,

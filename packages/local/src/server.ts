@@ -78,7 +78,7 @@ export async function startLocalServer(
   // Closed again when the start fails after opening it (a port in use, say).
   let opened: { close(): Promise<void> } | undefined;
   try {
-    await ensureTable(documentClient, config.TABLE_NAME);
+    await ensureTable(documentClient, config.TABLE_NAME, (message, fields) => logger.info(message, fields));
     const vectorIndex = await createLocalVectorIndex({
       dir: `${config.DATA_DIR}/vectors`,
       unloadIdleAfterMs: config.LOCAL_INDEX_UNLOAD_AFTER_MS,

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryIndex } from '../../../../test/support/memory-ports.ts';
 import { type DynamoLocal, startDynamoLocal } from '../../../local/src/dynamo-local.ts';
 import { createLexicalEmbedder } from '../embedders/lexical/index.ts';
-import { createDocumentClient } from './client.ts';
+import { createDocumentClient, DynamoDeadlineError } from './client.ts';
 import { createDynamoContextRepository } from './context-repository.ts';
 import { type IndexName, tableDefinition } from './table.ts';
-import { ensureTable } from './table-setup.ts';
+import { ensureTable, waitUntilActive } from './table-setup.ts';
 
 const clock = { now: () => new Date() };
 const alice: Principal = {
@@ -63,7 +63,14 @@ describe('ensureTable', () => {
     await store.add(alice, { documents, source: 'old' });
     await expect(repository.listDocumentNames('user:alice', { limit: 10 })).rejects.toThrow();
 
-    await ensureTable(documentClient, tableName);
+    const said: unknown[] = [];
+    await ensureTable(documentClient, tableName, (message, fields) => said.push({ message, ...fields }));
+    // The operator learns why this start takes long (minutes on a large local data directory), index by index.
+    expect(said.filter((line) => String((line as { message: string }).message).startsWith('table upgrade'))).toEqual([
+      expect.objectContaining({ index: 'documentNamesByTenant', table: tableName }),
+      expect.objectContaining({ index: 'documentsBySource', table: tableName }),
+      expect.objectContaining({ index: 'documentsByFileName', table: tableName }),
+    ]);
 
     const { Table } = await documentClient.send(new DescribeTableCommand({ TableName: tableName }));
     const names = (Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName).sort();
@@ -80,6 +87,31 @@ describe('ensureTable', () => {
       'c.txt',
       'a.txt',
     ]);
-    await ensureTable(documentClient, tableName); // nothing left to add: a no-op
+    said.length = 0;
+    await ensureTable(documentClient, tableName, (message, fields) => said.push({ message, ...fields }));
+    expect(said).toEqual([]); // nothing left to add: a no-op, and silent
   }, 60_000); // DynamoDB Local builds an index slowly while the run's other files keep it busy
+});
+
+describe('waitUntilActive', () => {
+  it('asks again when DescribeTable outlives its deadline (DynamoDB Local building an index on a large table)', async () => {
+    let asked = 0;
+    const client = {
+      send: async () => {
+        asked += 1;
+        if (asked <= 2) throw new DynamoDeadlineError('DescribeTable', 25_000);
+        return {
+          Table: { TableStatus: 'ACTIVE', GlobalSecondaryIndexes: [{ IndexName: 'x', IndexStatus: 'ACTIVE' }] },
+        };
+      },
+    };
+    const table = await waitUntilActive(client as never, 'memgate');
+    expect(table.TableStatus).toBe('ACTIVE');
+    expect(asked).toBe(3);
+  });
+
+  it('still fails on any other error', async () => {
+    const client = { send: async () => Promise.reject(new Error('AccessDeniedException')) };
+    await expect(waitUntilActive(client as never, 'memgate')).rejects.toThrow('AccessDeniedException');
+  });
 });

@@ -9,6 +9,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDeadlineError } from './client.ts';
 import { backfillDocumentNames } from './document-names.ts';
 import { TABLE_KEYS, tableDefinition } from './table.ts';
 
@@ -16,15 +17,33 @@ const POLL_MS = 100;
 /** DynamoDB Local builds an index over a local data directory in seconds; a table that takes longer is not local. */
 const WAIT_MS = 5 * 60 * 1000;
 
+/** What table setup tells the operator while it works (an upgrade of a large local data directory takes minutes). */
+export type SetupLog = (message: string, fields?: Record<string, unknown>) => void;
+
 async function describe(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
   return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+}
+
+/**
+ * The table's description, or undefined when DescribeTable outlived its deadline: DynamoDB Local answers nothing
+ * while it builds an index over a large table (over 25 s for 111k rows on a loaded machine), which is a reason to
+ * ask again, not to fail the start.
+ */
+async function describeWhileBuilding(client: DynamoDBClient, tableName: string) {
+  try {
+    return { table: await describe(client, tableName) };
+  } catch (error) {
+    if (error instanceof DynamoDeadlineError) return undefined;
+    throw error;
+  }
 }
 
 /** Waits until the table, and every index it has, is ACTIVE (an index being built is still CREATING). */
 export async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<TableDescription> {
   const giveUpAt = Date.now() + WAIT_MS;
   for (;;) {
-    const table = await describe(client, tableName);
+    const described = await describeWhileBuilding(client, tableName);
+    const table = described?.table;
     const building = (table?.GlobalSecondaryIndexes ?? []).filter((index) => index.IndexStatus !== 'ACTIVE');
     if (table?.TableStatus === 'ACTIVE' && building.length === 0) return table;
     if (Date.now() > giveUpAt) {
@@ -42,7 +61,11 @@ export async function waitUntilActive(client: DynamoDBClient, tableName: string)
  * index per call), each built by DynamoDB from the items already there and waited for until ACTIVE. A concurrent
  * caller adding the same index makes this call fail; it then finds the index there and waits for it.
  */
-export async function addMissingIndexes(client: DynamoDBClient, definition: CreateTableCommandInput): Promise<void> {
+export async function addMissingIndexes(
+  client: DynamoDBClient,
+  definition: CreateTableCommandInput,
+  log?: SetupLog,
+): Promise<void> {
   const tableName = definition.TableName as string;
   // One DescribeTable when nothing is missing (DynamoDB Local answers it slowly on a large data directory).
   const has = (table: TableDescription | undefined, name: string | undefined) =>
@@ -50,6 +73,10 @@ export async function addMissingIndexes(client: DynamoDBClient, definition: Crea
   const table = await waitUntilActive(client, tableName);
   const missing = (definition.GlobalSecondaryIndexes ?? []).filter((index) => !has(table, index.IndexName));
   for (const index of missing) {
+    log?.('table upgrade: adding an index, built from the existing items (once; minutes for a large data directory)', {
+      table: tableName,
+      index: index.IndexName,
+    });
     const keys = new Set(index.KeySchema?.map((key) => key.AttributeName));
     try {
       await client.send(
@@ -76,15 +103,16 @@ export async function addMissingIndexes(client: DynamoDBClient, definition: Crea
  * local data directory is (data-dir-lock.ts): DynamoDB Local accepts a second creation of an index being created
  * and then never reports it ACTIVE.
  */
-export async function ensureTable(client: DynamoDBDocumentClient, tableName: string): Promise<void> {
+export async function ensureTable(client: DynamoDBDocumentClient, tableName: string, log?: SetupLog): Promise<void> {
   const definition = tableDefinition(tableName);
   try {
     await client.send(new CreateTableCommand(definition));
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
-  await addMissingIndexes(client, definition);
-  await backfillDocumentNames(client, tableName, { now: () => new Date(), settleMs: 0 });
+  await addMissingIndexes(client, definition, log);
+  const backfill = await backfillDocumentNames(client, tableName, { now: () => new Date(), settleMs: 0 });
+  if (backfill.updated > 0) log?.('table upgrade: documents given their name keys', { documents: backfill.updated });
   try {
     await client.send(
       new UpdateTimeToLiveCommand({
