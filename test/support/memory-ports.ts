@@ -4,6 +4,7 @@ import {
   type ContextRepository,
   type ExpiringItems,
   invalid,
+  namedDocumentOf,
   type Page,
   type RecordStatus,
   type TenantKey,
@@ -167,15 +168,7 @@ export function createMemoryRepository(clock: { now(): Date }) {
       await turn();
       const keep = (row: ContextRecord) => row.tenant === tenant && row.kind === 'document';
       const page = newestFirst(`tenant document names ${tenant}`, keep, cursor, limit);
-      const named = page.items.map(({ _id, user_id, status, tenant, source, metadata }) => ({
-        _id,
-        user_id,
-        status,
-        tenant,
-        source,
-        metadata: { file_name: metadata.file_name },
-      }));
-      return { items: named, nextCursor: page.nextCursor };
+      return { items: page.items.map(namedDocumentOf), nextCursor: page.nextCursor };
     },
     async findDocumentsNamed(tenant, name) {
       await turn();
@@ -183,14 +176,7 @@ export function createMemoryRepository(clock: { now(): Date }) {
       return [...rows.values()]
         .filter((row) => row.tenant === tenant && row.kind === 'document')
         .filter((row) => row.source === name || row.metadata.file_name === name)
-        .map(({ _id, user_id, status, source, metadata }) => ({
-          _id,
-          user_id,
-          status,
-          tenant,
-          source,
-          metadata: { file_name: metadata.file_name },
-        }));
+        .map(namedDocumentOf);
     },
     async listByOwner(userId, { documentsOnly = false, cursor, limit }) {
       await turn();

@@ -162,6 +162,11 @@ export type NamedDocument = Pick<ContextRecord, '_id' | 'user_id' | 'status' | '
   metadata: Pick<RecordMetadata, 'file_name'>;
 };
 
+/** A document record narrowed to what a delete by document reads (a store without a slim index narrows its rows). */
+export function namedDocumentOf({ _id, user_id, status, tenant, source, metadata }: ContextRecord): NamedDocument {
+  return { _id, user_id, status, tenant, source, metadata: { file_name: metadata.file_name } };
+}
+
 /** Where context records live (DynamoDB in every runtime). */
 export interface ContextRepository {
   /** Writes (creates or replaces) records in batches; unprocessed items are retried. */
