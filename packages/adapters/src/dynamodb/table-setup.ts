@@ -25,13 +25,13 @@ async function describe(client: DynamoDBClient, tableName: string): Promise<Tabl
 }
 
 /**
- * The table's description, or undefined when DescribeTable outlived its deadline: DynamoDB Local answers nothing
- * while it builds an index over a large table (over 25 s for 111k rows on a loaded machine), which is a reason to
- * ask again, not to fail the start.
+ * The table's description, or undefined (as for a table not described yet) when DescribeTable outlived its deadline:
+ * DynamoDB Local answers nothing while it builds an index over a large table (over 25 s for 111k rows on a loaded
+ * machine), which is a reason to ask again, not to fail the start.
  */
 async function describeWhileBuilding(client: DynamoDBClient, tableName: string) {
   try {
-    return { table: await describe(client, tableName) };
+    return await describe(client, tableName);
   } catch (error) {
     if (error instanceof DynamoDeadlineError) return undefined;
     throw error;
@@ -42,8 +42,7 @@ async function describeWhileBuilding(client: DynamoDBClient, tableName: string) 
 export async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<TableDescription> {
   const giveUpAt = Date.now() + WAIT_MS;
   for (;;) {
-    const described = await describeWhileBuilding(client, tableName);
-    const table = described?.table;
+    const table = await describeWhileBuilding(client, tableName);
     const building = (table?.GlobalSecondaryIndexes ?? []).filter((index) => index.IndexStatus !== 'ACTIVE');
     if (table?.TableStatus === 'ACTIVE' && building.length === 0) return table;
     if (Date.now() > giveUpAt) {
