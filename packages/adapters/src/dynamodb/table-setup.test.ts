@@ -8,7 +8,7 @@ import { createLexicalEmbedder } from '../embedders/lexical/index.ts';
 import { createDocumentClient, DynamoDeadlineError } from './client.ts';
 import { createDynamoContextRepository } from './context-repository.ts';
 import { type IndexName, tableDefinition } from './table.ts';
-import { ensureTable, waitUntilActive } from './table-setup.ts';
+import { addMissingIndexes, ensureTable, waitUntilActive } from './table-setup.ts';
 
 const clock = { now: () => new Date() };
 const alice: Principal = {
@@ -113,5 +113,42 @@ describe('waitUntilActive', () => {
   it('still fails on any other error', async () => {
     const client = { send: async () => Promise.reject(new Error('AccessDeniedException')) };
     await expect(waitUntilActive(client as never, 'memgate')).rejects.toThrow('AccessDeniedException');
+  });
+});
+
+describe('addMissingIndexes', () => {
+  const definition = {
+    TableName: 'memgate',
+    AttributeDefinitions: [{ AttributeName: 'gx', AttributeType: 'S' as const }],
+    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' as const }],
+    GlobalSecondaryIndexes: [
+      { IndexName: 'x', KeySchema: [{ AttributeName: 'gx', KeyType: 'HASH' as const }], Projection: {} },
+    ],
+  };
+  /** A table without index x; UpdateTable is refused; `after` says what DescribeTable then answers, call by call. */
+  function refusedClient(after: Array<'deadline' | 'with x' | 'without x'>) {
+    let described = 0;
+    return {
+      send: async (command: { constructor: { name: string } }) => {
+        if (command.constructor.name === 'UpdateTableCommand') throw new Error('ResourceInUseException');
+        described += 1;
+        const answer = described === 1 ? 'without x' : after[described - 2];
+        if (answer === 'deadline') throw new DynamoDeadlineError('DescribeTable', 25_000);
+        const indexes = answer === 'with x' ? [{ IndexName: 'x', IndexStatus: 'ACTIVE' }] : [];
+        return { Table: { TableStatus: 'ACTIVE', GlobalSecondaryIndexes: indexes } };
+      },
+    };
+  }
+
+  it("takes a refused creation for a concurrent caller's when the index is there, even if DynamoDB is slow to say", async () => {
+    await expect(
+      addMissingIndexes(refusedClient(['deadline', 'with x', 'with x']) as never, definition),
+    ).resolves.toBeUndefined();
+  });
+
+  it('fails with the refusal when the index is not there', async () => {
+    await expect(addMissingIndexes(refusedClient(['without x']) as never, definition)).rejects.toThrow(
+      'ResourceInUseException',
+    );
   });
 });

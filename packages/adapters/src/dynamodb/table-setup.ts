@@ -20,18 +20,14 @@ const WAIT_MS = 5 * 60 * 1000;
 /** What table setup tells the operator while it works (an upgrade of a large local data directory takes minutes). */
 export type SetupLog = (message: string, fields?: Record<string, unknown>) => void;
 
-async function describe(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
-  return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
-}
-
 /**
  * The table's description, or undefined (as for a table not described yet) when DescribeTable outlived its deadline:
  * DynamoDB Local answers nothing while it builds an index over a large table (over 25 s for 111k rows on a loaded
  * machine), which is a reason to ask again, not to fail the start.
  */
-async function describeWhileBuilding(client: DynamoDBClient, tableName: string) {
+async function describeWhileBuilding(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
   try {
-    return await describe(client, tableName);
+    return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
   } catch (error) {
     if (error instanceof DynamoDeadlineError) return undefined;
     throw error;
@@ -58,7 +54,7 @@ export async function waitUntilActive(client: DynamoDBClient, tableName: string)
 /**
  * Adds to an existing table the indexes of `definition` it lacks, one UpdateTable per index (DynamoDB creates one
  * index per call), each built by DynamoDB from the items already there and waited for until ACTIVE. A concurrent
- * caller adding the same index makes this call fail; it then finds the index there and waits for it.
+ * caller adding the same index makes this call fail; it then waits for the table to be active and finds the index.
  */
 export async function addMissingIndexes(
   client: DynamoDBClient,
@@ -88,7 +84,9 @@ export async function addMissingIndexes(
         }),
       );
     } catch (error) {
-      if (!has(await describe(client, tableName), index.IndexName)) throw error;
+      // Refused: a concurrent caller's creation (the index is there) or a real error. Described by waiting, as DynamoDB
+      // Local may be building that index and answer nothing for a while.
+      if (!has(await waitUntilActive(client, tableName), index.IndexName)) throw error;
     }
     await waitUntilActive(client, tableName);
   }
