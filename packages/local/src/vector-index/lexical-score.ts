@@ -71,12 +71,15 @@ export class LexicalScorer {
     if (this.best.length < keep) this.best = new Float64Array(keep);
     const best = this.best;
     let kept = 0;
+    const { norm, sum } = this.sweep;
     this.sweep.run(
       shares.map(([posting]) => posting),
       context,
       (slot, sweep) => {
         if (accepts !== undefined && !accepts(slot)) return;
-        const score = sweep.sumOf(slot, context, weights, lengthNorm(lengths[slot] as number, averageLength));
+        norm[0] = lengthNorm(lengths[slot] as number, averageLength);
+        sweep.sumInto(slot, context, weights);
+        const score = sum[0] as number;
         // A slot owns a term when its own count is above 0: its frequency is then positive.
         if (sweep.ownTerms === 0) return;
         const value = Math.min(1, score * (factors[sweep.ownTerms] as number));
