@@ -265,6 +265,15 @@ for (const size of sizes) {
       await call('POST', '/api/v1/context/add', token, body);
     }),
   });
+  rows.push({
+    operation: 're-add, the document changed (its tags; 10 chunks)',
+    size,
+    usage: await measure(5, async () => {
+      const body = addBody({ firstSeed: seed++ * 10, documents: 1, chunksPerDocument: 10, source: `again-${seed}` });
+      await uncounted(() => services.context.store.add(principal, body));
+      await call('POST', '/api/v1/context/add', token, { ...body, tags: ['revised'] });
+    }),
+  });
   const messages = [
     { role: 'system', content: 'You answer from the context.' },
     ...Array.from({ length: 9 }, (_, i) => [

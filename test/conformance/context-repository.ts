@@ -249,6 +249,31 @@ export function contextRepositoryConformance(
       expect(await repository.transition([pending._id], ['pending'], 'indexed')).toEqual([]);
     });
 
+    it("an add's settle keeps the fingerprint it claimed with; any other move, or another fingerprint, loses it", async () => {
+      const repository = await factory();
+      const document = (fingerprint: string) =>
+        recordFor({ kind: 'document', status: 'pending', indexed: false, fingerprint });
+      const [kept, claimedAgain, plain] = [document('f1'), document('f2'), document('f3')];
+      await repository.putMany([kept, claimedAgain, plain]);
+      const settle = new Map([
+        [kept._id, 'f1'],
+        [claimedAgain._id, 'f1'],
+      ]);
+      const moved = await repository.transition([kept._id, claimedAgain._id], ['pending'], 'indexed', settle);
+      expect(moved).toEqual([kept._id]);
+      expect(await repository.get(kept._id)).toMatchObject({ status: 'indexed', fingerprint: 'f1' });
+      expect(await repository.get(claimedAgain._id)).toMatchObject({ status: 'pending', fingerprint: 'f2' });
+      expect(await repository.transition([plain._id], ['pending'], 'indexed')).toEqual([plain._id]);
+      expect((await repository.get(plain._id))?.fingerprint).toBeUndefined();
+      // A move to the same status only drops it (forgetFingerprints), both ways.
+      await repository.transition([kept._id], ['indexed'], 'indexed');
+      await repository.transition([claimedAgain._id], ['pending'], 'pending');
+      const [settled, pending] = await repository.getMany([kept._id, claimedAgain._id]);
+      expect(settled).toMatchObject({ status: 'indexed', indexed: true });
+      expect(pending).toMatchObject({ status: 'pending', indexed: false });
+      expect([settled?.fingerprint, pending?.fingerprint]).toEqual([undefined, undefined]);
+    });
+
     it('two concurrent transitions of the same record: exactly one wins', async () => {
       const repository = await factory();
       const record = recordFor({ status: 'pending', indexed: false });

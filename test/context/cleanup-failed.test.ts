@@ -47,10 +47,12 @@ describe('failed records and the cleanup', () => {
   it('a record the cleanup gave up on is not read again by later runs; a delete still removes it', async () => {
     const token = await tokenFor('fiona');
     // A re-add that fails leaves its document `pending` (a new document's failed add leaves no document row).
-    const add = () => h.call('POST', 'add', token, { documents: [{ content: 'tide tables', fileName: 't.txt' }] });
+    // (A re-add that changes the document, its tags: an identical one writes nothing.)
+    const add = (tags?: string[]) =>
+      h.call('POST', 'add', token, { documents: [{ content: 'tide tables', fileName: 't.txt' }], tags });
     expect((await add()).status).toBe(201);
     failing.upsert = true;
-    const refused = await add();
+    const refused = await add(['coast']);
     failing.upsert = false;
     expect(refused.status).toBe(500);
     const document = (await h.repository.listByOwner('fiona', { limit: 10, documentsOnly: true })).items[0];
@@ -71,10 +73,11 @@ describe('failed records and the cleanup', () => {
 
   it('a failed record still on the work list (written before it left it) is taken off by the next run', async () => {
     const token = await tokenFor('gus');
-    const add = () => h.call('POST', 'add', token, { documents: [{ content: 'old failure', fileName: 'o.txt' }] });
+    const add = (tags?: string[]) =>
+      h.call('POST', 'add', token, { documents: [{ content: 'old failure', fileName: 'o.txt' }], tags });
     await add();
     failing.upsert = true;
-    await add();
+    await add(['again']);
     failing.upsert = false;
     const document = (await h.repository.listByOwner('gus', { limit: 10, documentsOnly: true })).items[0];
     const id = document?._id as string;

@@ -79,10 +79,11 @@ beforeAll(async () => {
   token = await tokenFor('fay', { orgs: ['acme'], scope: ALL_SCOPES });
 });
 
-const add = (word: string) =>
+// `tags`: a re-add that changes the document, which writes it again (an identical one writes nothing).
+const add = (word: string, tags?: string[]) =>
   h.request('POST', '/api/v1/context/add', {
     token,
-    body: { documents: [{ content: body(word), fileName: `${word}.txt` }], source: word },
+    body: { documents: [{ content: body(word), fileName: `${word}.txt` }], source: word, tags },
   });
 const search = async (word: string) =>
   JSON.parse(
@@ -180,7 +181,7 @@ describe('DynamoDB throttling and UnprocessedItems', () => {
   it('throttling while settling a re-add: 500, nothing visible; the cleanup then shows the whole document', async () => {
     expectAcknowledged(await add('bilby'));
     faults.persistent = new Set(SETTLING);
-    expectContextError(await add('bilby'), 500);
+    expectContextError(await add('bilby', ['revised']), 500);
     faults.persistent = new Set();
     await expectWholeOrNothing('bilby', false);
     await h.cleanup();
@@ -232,7 +233,7 @@ describe('a vector store that times out', () => {
   it('while indexing a re-add: 500 naming the vector store, nothing visible; the cleanup indexes it', async () => {
     expectAcknowledged(await add('wallaby'));
     const timeout = hangNext('upsert');
-    const response = add('wallaby');
+    const response = add('wallaby', ['revised']);
     await timeout.reached;
     timeout.fire();
     expectContextError(await response, 500, 'vector store');

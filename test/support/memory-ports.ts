@@ -124,12 +124,15 @@ export function createMemoryRepository(clock: { now(): Date }) {
       await turn();
       return rows.has(id) ? copy(rows.get(id) as ContextRecord) : undefined;
     },
-    async transition(ids, from, to: RecordStatus) {
+    async transition(ids, from, to: RecordStatus, fingerprints) {
       await turn();
       const moved: string[] = [];
       for (const id of new Set(ids)) {
         const row = rows.get(id);
         if (!row || !from.includes(row.status)) continue;
+        const fingerprint = fingerprints?.get(id);
+        if (fingerprint !== undefined && row.fingerprint !== fingerprint) continue;
+        if (fingerprint === undefined) delete row.fingerprint;
         row.status = to;
         row.indexed = to === 'indexed';
         row.updatedAt = clock.now().toISOString();

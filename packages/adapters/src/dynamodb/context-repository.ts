@@ -28,15 +28,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type {
-  Clock,
-  ContextRecord,
-  ContextRepository,
-  NamedDocument,
-  Page,
-  RecordStatus,
-  SearchRecord,
-} from '@memgate/core';
+import type { Clock, ContextRecord, ContextRepository, NamedDocument, Page, SearchRecord } from '@memgate/core';
 import { batchGet, batchPutAttributes, batchWrite } from './batch.ts';
 import { createAbsent } from './context-creation.ts';
 import { bumpGenerations, ensureGenerations, getManyWithGenerations, readGenerations } from './context-generations.ts';
@@ -53,7 +45,7 @@ import {
   unsettledKey,
 } from './context-items.ts';
 import { deleteChildrenWhile, deleteWhereStatus, deleteWhereUnchanged } from './context-removal.ts';
-import { transitionInBatches } from './context-transitions.ts';
+import { FINGERPRINT, type TransitionMove, transitionInBatches } from './context-transitions.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { documentNamesIndexed, queryDocumentsNamed } from './document-names.ts';
 import { itemAttributes } from './item-attributes.ts';
@@ -124,25 +116,32 @@ export function createDynamoContextRepository({
   }
 
   /** One conditional update: moves the record only from an allowed status; false when it was not there. */
-  async function transitionOne(id: string, from: readonly RecordStatus[], to: RecordStatus): Promise<boolean> {
+  async function transitionOne(id: string, { from, to, fingerprints }: TransitionMove): Promise<boolean> {
     const now = clock.now().toISOString();
     const fromValues = Object.fromEntries(from.map((status, i) => [`:from${i}`, status]));
     const settles = !isUnsettled(to);
+    const fingerprint = fingerprints?.get(id);
+    const set = settles
+      ? 'SET #status = :to, #indexed = :indexed, #updatedAt = :now REMOVE #upk, #usk'
+      : 'SET #status = :to, #indexed = :indexed, #updatedAt = :now, #upk = :upk, #usk = :usk';
     try {
       await client.send(
         new UpdateCommand({
           TableName: tableName,
           Key: recordKey(id),
-          ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(fromValues).join(', ')})`,
-          UpdateExpression: settles
-            ? 'SET #status = :to, #indexed = :indexed, #updatedAt = :now REMOVE #upk, #usk'
-            : 'SET #status = :to, #indexed = :indexed, #updatedAt = :now, #upk = :upk, #usk = :usk',
+          ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(fromValues).join(', ')})${
+            fingerprint === undefined ? '' : ' AND #fingerprint = :fingerprint'
+          }`,
+          // The fingerprint goes with any move but an add's settle of its own claim (ContextRepository.transition).
+          UpdateExpression:
+            fingerprint !== undefined ? set : settles ? `${set}, #fingerprint` : `${set} REMOVE #fingerprint`,
           ExpressionAttributeNames: {
             '#status': 'status',
             '#indexed': 'indexed',
             '#updatedAt': 'updatedAt',
             '#upk': indexes.unsettled.partition,
             '#usk': indexes.unsettled.sort,
+            '#fingerprint': FINGERPRINT,
           },
           ExpressionAttributeValues: {
             ...fromValues,
@@ -150,6 +149,7 @@ export function createDynamoContextRepository({
             ':indexed': to === 'indexed',
             ':now': now,
             ...(settles ? {} : { ':upk': UNSETTLED_PARTITION, ':usk': unsettledKey(now, id) }),
+            ...(fingerprint === undefined ? {} : { ':fingerprint': fingerprint }),
           },
         }),
       );
@@ -205,17 +205,18 @@ export function createDynamoContextRepository({
       return items as unknown as SearchRecord[];
     },
 
-    async transition(ids, from, to) {
+    async transition(ids, from, to, fingerprints) {
       const unique = [...new Set(ids)];
       if (unique.length === 0 || from.length === 0) return [];
       const now = clock.now().toISOString();
-      const { moved, retry } = await transitionInBatches(client, tableName, unique, from, to, now);
+      const move = { from, to, fingerprints };
+      const { moved, retry } = await transitionInBatches(client, tableName, unique, move, now);
       // Statements that failed for another reason than the condition (throttling, a conflict) go one by one.
       let next = 0;
       const worker = async () => {
         while (next < retry.length) {
           const id = retry[next++] as string;
-          if (await transitionOne(id, from, to)) moved.add(id);
+          if (await transitionOne(id, move)) moved.add(id);
         }
       };
       await Promise.all(Array.from({ length: Math.min(TRANSITION_CONCURRENCY, retry.length) }, worker));

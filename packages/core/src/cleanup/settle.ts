@@ -1,5 +1,6 @@
 import { chunkTerms, NO_NEIGHBOURS } from '../context/lexical/index.ts';
 import type { ContextRecord } from '../context/record.ts';
+import { forgetFingerprints } from '../context/store/fingerprint.ts';
 import { removeDeleting } from '../context/store/removal.ts';
 import { bumpAfterHiding } from '../context/store/visibility-cache.ts';
 import type { CleanupOptions, CleanupReport } from './ports.ts';
@@ -100,9 +101,12 @@ export function createSettler(settings: Settings, report: CleanupReport) {
     if (pending.length > 0) await repository.transition(pending, ['pending'], 'indexed');
     const moved = await repository.transition([document._id], ['pending'], 'indexed');
     report.reindexed += moved.length;
-    // Deleted or replaced meanwhile: what we just wrote must not outlive it (unless a concurrent run won).
-    if (moved.length === 0 && (await repository.get(document._id))?.status !== 'indexed') {
-      await deleteVectorsOf(index, chunks);
+    if (moved.length === 0) {
+      const now = await repository.get(document._id);
+      // Deleted or replaced meanwhile: what we just wrote must not outlive it (unless a concurrent run won).
+      if (now?.status !== 'indexed') await deleteVectorsOf(index, chunks);
+      // Settled by an add meanwhile: these vectors, built from the rows, may have landed after the add's.
+      else if (now.fingerprint !== undefined) await forgetFingerprints(repository, [document._id]);
     }
   }
 

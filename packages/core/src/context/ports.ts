@@ -187,8 +187,15 @@ export interface ContextRepository {
   /**
    * Moves records to `status` (and `indexed` to match) only where their current status is one of `from`;
    * returns the ids that moved. Used for pending→indexed and indexed→deleting without racing a concurrent writer.
+   * A move removes the row's `fingerprint`, except where `fingerprints` gives the id's: then the row moves only if
+   * it holds that fingerprint, and keeps it (an add settling the documents it claimed, store/fingerprint.ts).
    */
-  transition(ids: readonly string[], from: readonly RecordStatus[], to: RecordStatus): Promise<string[]>;
+  transition(
+    ids: readonly string[],
+    from: readonly RecordStatus[],
+    to: RecordStatus,
+    fingerprints?: ReadonlyMap<string, string>,
+  ): Promise<string[]>;
   /**
    * Unconditional: only for rows no concurrent request can write again. Removing what a delete hid goes through
    * deleteWhere/deleteChildrenWhile, so a document added again meanwhile keeps its new rows.

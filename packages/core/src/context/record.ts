@@ -52,6 +52,11 @@ export interface ContextRecord {
   document_id: string;
   /** Re-index attempts made by the cleanup. */
   attempts: number;
+  /**
+   * Documents only: what the add that wrote the document's rows and vectors was made of (store/fingerprint.ts), kept
+   * while they are known to be exactly that add's. An identical re-add of an `indexed` document writes nothing.
+   */
+  fingerprint?: string;
 }
 
 export interface Page<T> {

@@ -96,7 +96,16 @@ export const viewDocsRoute = createRoute({
 });
 
 /** A record as the view shows it: the spec's fields, no bookkeeping. `score` is 0: a listing is not a ranking. */
-function present({ status, tenant, document_id, attempts, kind, ...record }: ContextRecord): ContextRecordView {
+function present({
+  status,
+  tenant,
+  document_id,
+  attempts,
+  kind,
+  fingerprint,
+  ...record
+}: ContextRecord): ContextRecordView {
+  void fingerprint;
   void status;
   void tenant;
   void document_id;

@@ -1,18 +1,12 @@
 import { type Principal, type TenantKey, tenantOf } from '../../auth/index.ts';
-import { vectorItemOf } from '../../cleanup/vectors.ts';
 import { invalid } from '../../errors/index.ts';
-import {
-  chunkTerms,
-  DEFAULT_NEIGHBOUR_WINDOW,
-  neighbourOffsets,
-  speakerTermIdsOf,
-  textWords,
-} from '../lexical/index.ts';
-import type { GenerationTag, VectorChain, VectorItem } from '../ports.ts';
+import type { GenerationTag } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
 import { resolveOwner } from './access.ts';
-import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, indexingFailed } from './deps.ts';
+import { embeddedItems, type VectorShapes, vectorShapesOf } from './add-vectors.ts';
+import type { ContextStoreDeps } from './deps.ts';
+import { fingerprintOf } from './fingerprint.ts';
 import { completeTags, recordConfirmations } from './generation-tags.ts';
 import { isChunkOf } from './ids.ts';
 import { type BuiltDocument, buildDocument, chainDocuments } from './records.ts';
@@ -69,70 +63,16 @@ function staleChunks(existing: readonly ContextRecord[], built: ReadonlyMap<stri
 }
 
 /**
- * Each chunk's terms with its neighbours' in `chunks`' order, or within its own document only (`separate`), from
- * the chunks' words (`textWords`, in the same order).
+ * Gives each document the fingerprint of what this add writes for it (fingerprint.ts). A document's chunks are
+ * consecutive in `shapes`, in the order of `built`.
  */
-function termsOf(
-  deps: ContextStoreDeps,
-  chunks: readonly ContextRecord[],
-  words: readonly (readonly string[])[],
-  separate: boolean,
-) {
-  const window = deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW;
-  const textsOf = (part: readonly ContextRecord[]) => part.map((chunk) => chunk.text);
-  if (!separate) return chunkTerms(textsOf(chunks), window, words);
-  const terms: ReturnType<typeof chunkTerms> = [];
-  // A document's chunks are consecutive (built document by document).
-  for (let start = 0, end = 1; start < chunks.length; start = end, end = start + 1) {
-    while (end < chunks.length && chunks[end]?.document_id === chunks[start]?.document_id) end += 1;
-    terms.push(...chunkTerms(textsOf(chunks.slice(start, end)), window, words.slice(start, end)));
+function fingerprintDocuments(deps: ContextStoreDeps, built: Iterable<BuiltDocument>, shapes: VectorShapes): void {
+  let offset = 0;
+  for (const { document, chunks } of built) {
+    const items = shapes.items.slice(offset, offset + chunks.length);
+    document.fingerprint = fingerprintOf(deps.embedder, document, chunks, items);
+    offset += chunks.length;
   }
-  return terms;
-}
-
-/** Where each chunk's contextTerms come from (VectorChain), as `termsOf` sums them: the same neighbours, in order. */
-function chainsOf(deps: ContextStoreDeps, chunks: readonly ContextRecord[], separate: boolean): VectorChain[] {
-  const window = deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW;
-  const chains: VectorChain[] = [];
-  for (let start = 0, end = 1; start < chunks.length; start = end, end = start + 1) {
-    if (separate) while (end < chunks.length && chunks[end]?.document_id === chunks[start]?.document_id) end += 1;
-    else end = chunks.length;
-    neighbourOffsets(end - start, window).forEach(({ offsets, weights }, i) => {
-      const chunk = chunks[start + i] as ContextRecord;
-      chains.push({
-        neighbours: offsets.map((offset) => (chunks[start + i + offset] as ContextRecord).corresponding_vector_id),
-        weights,
-        unlent: speakerTermIdsOf(chunk.text),
-      });
-    });
-  }
-  return chains;
-}
-
-/**
- * The chunks' vectors: embeddings (the embedder runs while rows are written) and each chunk's terms, with its
- * neighbours' in this add's order (documents, then their chunks; or its own document's only), for the lexical half.
- * Each chunk's words are read once, for its terms and, by an embedder that reads the same words, its vector.
- */
-function vectorItemsOf(
-  deps: ContextStoreDeps,
-  chunks: readonly ContextRecord[],
-  separate: boolean,
-): Promise<VectorItem[]> {
-  const texts = chunks.map((chunk) => chunk.text);
-  const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
-  const { embedder } = deps;
-  const words = lexical || embedder.embedWords ? texts.map(textWords) : [];
-  const embedding = (
-    embedder.embedWords ? embedder.embedWords(texts, words, 'document') : embedder.embed(texts, 'document')
-  ).catch((error: unknown) => {
-    throw indexingFailed('embedding the documents failed; nothing was added, retry the request', error);
-  });
-  const terms = lexical ? termsOf(deps, chunks, words, separate) : [];
-  const chains = lexical ? chainsOf(deps, chunks, separate) : [];
-  return embedding.then((vectors) =>
-    chunks.map((chunk, i) => vectorItemOf(chunk, vectors[i] as Float32Array, terms[i], chains[i])),
-  );
 }
 
 /**
@@ -157,9 +97,61 @@ async function confirmAdded(
   );
 }
 
+interface ChangedDocuments {
+  /** The documents to write: new, or stored differently (or not whole). */
+  changed: readonly BuiltDocument[];
+  /** The add's documents as read before writing. */
+  existing: readonly ContextRecord[];
+  generations: Map<TenantKey, GenerationTag> | undefined;
+  /** Every chunk of the add, in the order of `shapes`. */
+  allChunks: readonly ContextRecord[];
+  shapes: VectorShapes;
+}
+
+/** Writes the documents an add changes (write.ts), then removes the chunks their new versions no longer have. */
+async function writeChanged(
+  deps: ContextStoreDeps,
+  tenant: TenantKey,
+  { changed, existing, generations, allChunks, shapes }: ChangedDocuments,
+): Promise<void> {
+  const tag = generations && (await completeTags(deps.repository, [tenant], generations)).get(tenant);
+  const byId = new Map(changed.map((item) => [item.document._id, item]));
+  const replaced = existing.filter((old) => byId.has(old._id));
+  for (const old of replaced) {
+    const item = byId.get(old._id) as BuiltDocument;
+    for (const record of [item.document, ...item.chunks]) record.createdAt = old.createdAt;
+  }
+  const stale = staleChunks(replaced, byId);
+  if (stale.length > 0) {
+    await deps.repository.transition(stale, ['pending', 'indexed', 'failed'], 'deleting');
+    await bumpAfterHiding(deps.repository, [{ tenant }]);
+  }
+
+  const documents = changed.map((item) => item.document);
+  const positions = allChunks.flatMap((chunk, i) => (byId.has(chunk.document_id) ? [i] : []));
+  const chunks = positions.map((i) => allChunks[i] as ContextRecord);
+  const write = { tenant, documents, chunks, vectors: embeddedItems(deps, allChunks, shapes, positions) };
+  // A rejection is the write's to report; this keeps it from going unhandled when a step before fails first.
+  write.vectors.catch(() => {});
+  const created = await writeDocuments(deps, write, new Set(replaced.map((record) => record._id)));
+  if (tag !== undefined) await confirmAdded(deps, tenant, chunks, new Set(created), tag);
+  if (stale.length > 0) {
+    try {
+      await removeDeleting(deps, stale);
+    } catch (error) {
+      // Already hidden; the cleanup finishes removing them. The add itself succeeded.
+      deps.log?.('warn', 'context add: removing replaced chunks failed, left to the cleanup', {
+        chunks: stale.length,
+        error: String(error),
+      });
+    }
+  }
+}
+
 /**
  * Adds documents (DESIGN.md section 3). New documents: chunk rows, vectors, then the document rows, each written
- * once; documents that exist are replaced behind a `pending` document row (write.ts).
+ * once; documents that exist are replaced behind a `pending` document row (write.ts); documents stored whole by an
+ * add of exactly the same (fingerprint.ts) are not written again.
  */
 export async function addDocuments(deps: ContextStoreDeps, principal: Principal, input: AddInput): Promise<AddResult> {
   validateDocuments(input);
@@ -184,45 +176,28 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
   // The same document twice in one request is one document (and one set of keys in a batch write).
   const unique = new Map(built.map((item) => [item.document._id, item]));
 
+  const allChunks = [...unique.values()].flatMap((item) => item.chunks);
+
   // With an index that confirms, the tenant's generation tag is read in the same batch (made if absent): the chunks
   // this add makes visible are confirmed at it once written (confirmAdded).
   const confirms = deps.index.confirm !== undefined;
   const reading = confirms
     ? deps.repository.getManyWithGenerations([...unique.keys()], [tenant])
     : deps.repository.getMany([...unique.keys()]).then((records) => ({ records, generations: undefined }));
-  // The upsert comes two round trips later: what it needs is readied while this read is on the wire.
+  // The upsert comes two round trips later: what it needs is readied while this read is on the wire, and the
+  // chunks' terms and the documents' fingerprints are computed meanwhile.
   deps.index.prepare?.();
+  const shapes = vectorShapesOf(deps, allChunks, input.separateDocuments === true);
+  fingerprintDocuments(deps, unique.values(), shapes);
   const { records: existing, generations } = await reading;
-  const tag = generations && (await completeTags(deps.repository, [tenant], generations)).get(tenant);
-  for (const old of existing) {
-    const item = unique.get(old._id);
-    if (!item) continue;
-    for (const record of [item.document, ...item.chunks]) record.createdAt = old.createdAt;
-  }
-  const stale = staleChunks(existing, unique);
-  if (stale.length > 0) {
-    await deps.repository.transition(stale, ['pending', 'indexed', 'failed'], 'deleting');
-    await bumpAfterHiding(deps.repository, [{ tenant }]);
-  }
-
-  const documents = [...unique.values()].map((item) => item.document);
-  const chunks = [...unique.values()].flatMap((item) => item.chunks);
-  const write = { tenant, documents, chunks, vectors: vectorItemsOf(deps, chunks, input.separateDocuments === true) };
-  // A rejection is the write's to report; this keeps it from going unhandled when a step before fails first.
-  write.vectors.catch(() => {});
-  const created = await writeDocuments(deps, write, new Set(existing.map((record) => record._id)));
-  if (tag !== undefined) await confirmAdded(deps, tenant, chunks, new Set(created), tag);
-  if (stale.length > 0) {
-    try {
-      await removeDeleting(deps, stale);
-    } catch (error) {
-      // Already hidden; the cleanup finishes removing them. The add itself succeeded.
-      deps.log?.('warn', 'context add: removing replaced chunks failed, left to the cleanup', {
-        chunks: stale.length,
-        error: String(error),
-      });
-    }
-  }
+  // A document stored whole (`indexed`) by an add of exactly this one is left as it is: no row, no vector written.
+  const unchanged = new Set(
+    existing
+      .filter((old) => old.status === 'indexed' && old.fingerprint === unique.get(old._id)?.document.fingerprint)
+      .map((old) => old._id),
+  );
+  const changed = [...unique.values()].filter((item) => !unchanged.has(item.document._id));
+  if (changed.length > 0) await writeChanged(deps, tenant, { changed, existing, generations, allChunks, shapes });
   return {
     contextIds: built.map((item) => item.document._id),
     documents: built.map((item) => ({

@@ -85,10 +85,12 @@ describe('createContextStore: add failures leave nothing half visible', () => {
   it('a re-add whose document row write fails rejects and hides the old version until retried', async () => {
     const s = setup();
     await s.store.add(alice, addOne('walrus whiskers'));
+    // A re-add that changes the document (its tags): an identical one writes nothing.
+    const changed = { ...addOne('walrus whiskers'), tags: ['tusked'] };
     failOnCall(s.repository, 'transition', 1);
-    await expect(s.store.add(alice, addOne('walrus whiskers'))).rejects.toThrow();
+    await expect(s.store.add(alice, changed)).rejects.toThrow();
     expect(await s.found('walrus whiskers')).toEqual([]);
-    await s.store.add(alice, addOne('walrus whiskers'));
+    await s.store.add(alice, changed);
     expect(await s.found('walrus whiskers')).toEqual(['f']);
   });
 

@@ -1,6 +1,7 @@
 import { byTenant, vectorItemOf } from '../../cleanup/vectors.ts';
 import type { ContextRepository, Embedder, VectorIndex } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
+import { forgetFingerprints } from './fingerprint.ts';
 import { isChunkOf } from './ids.ts';
 import { bumpAfterHiding } from './visibility-cache.ts';
 
@@ -25,7 +26,11 @@ const chunkIdsOf = (document: ContextRecord) =>
 const vectorIdsOf = (record: ContextRecord) =>
   record.kind === 'document' ? chunkIdsOf(record) : [record.corresponding_vector_id].filter((id) => id !== '');
 
-/** Upserts again the vectors of the live chunks of records that left `deleting` (their current rows). */
+/**
+ * Upserts again the vectors of the live chunks of records that left `deleting` (their current rows). They are built
+ * from the rows, not as their add built them (no terms), so their documents lose their fingerprints: the next re-add
+ * writes them again.
+ */
 export async function restoreVectors(deps: RemovalDeps, revived: readonly ContextRecord[]): Promise<void> {
   const documents = revived.filter((record) => record.kind === 'document');
   const read = await deps.repository.getMany(documents.flatMap(chunkIdsOf));
@@ -44,6 +49,7 @@ export async function restoreVectors(deps: RemovalDeps, revived: readonly Contex
       group.map((chunk) => vectorItemOf(chunk, valuesOf.get(chunk._id) as Float32Array)),
     );
   }
+  await forgetFingerprints(deps.repository, [...new Set(chunks.map((chunk) => chunk.document_id))]);
 }
 
 /**

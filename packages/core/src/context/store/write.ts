@@ -2,6 +2,7 @@ import type { TenantKey } from '../../auth/index.ts';
 import type { VectorItem } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import { type ContextStoreDeps, indexingFailed } from './deps.ts';
+import { forgetFingerprints } from './fingerprint.ts';
 import { bumpAfterHiding } from './visibility-cache.ts';
 
 /** What one add writes: its documents, their chunks (in the same order as `vectors`), and the chunks' vectors. */
@@ -94,9 +95,26 @@ async function writeReplacingDocuments(deps: ContextStoreDeps, write: AddWrite):
   await deps.repository.putMany(write.documents);
   await bumpAfterHiding(deps.repository, write.documents);
   await chunkRowsThenVectors(deps, write);
-  await deps.repository.transition(
-    write.documents.map((document) => document._id),
-    ['pending'],
-    'indexed',
+  await settleClaimed(deps, write.documents);
+}
+
+/**
+ * The move to `indexed` of documents this add claimed. A document still holding this add's fingerprint keeps it:
+ * no other add claimed it since, and whatever wrote before the claim wrote before this add's rows and vectors. The
+ * others (claimed again meanwhile, or settled by another add or the cleanup) lose it, since this add's writes may
+ * have landed after theirs: the next re-add writes everything (fingerprint.ts).
+ */
+async function settleClaimed(deps: ContextStoreDeps, documents: readonly ContextRecord[]): Promise<void> {
+  const fingerprints = new Map(
+    documents.flatMap((document) => (document.fingerprint ? [[document._id, document.fingerprint] as const] : [])),
+  );
+  const ids = documents.map((document) => document._id);
+  const kept = new Set(await deps.repository.transition(ids, ['pending'], 'indexed', fingerprints));
+  const contended = ids.filter((id) => !kept.has(id));
+  if (contended.length === 0) return;
+  const moved = new Set(await deps.repository.transition(contended, ['pending'], 'indexed'));
+  await forgetFingerprints(
+    deps.repository,
+    contended.filter((id) => !moved.has(id)),
   );
 }
