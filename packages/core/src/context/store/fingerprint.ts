@@ -18,13 +18,38 @@ export function fingerprintOf(
   chunks: readonly ContextRecord[],
   items: readonly VectorItem[],
 ): string {
-  const hash = createHash('sha256');
-  hash.update(JSON.stringify([embedder.id, embedder.dimension, storedFields(document)]));
+  // Three streams, each hashed in one call (a call per field cost more than the hashing): the structure as JSON,
+  // which gives every text's and number list's length; the number lists as float64 bytes (a term list's weights as
+  // JSON would cost more than the rest together); the texts as they are.
+  const structure: unknown[] = [embedder.id, embedder.dimension, storedFields(document)];
+  const lists: (readonly number[])[] = [];
+  let texts = '';
   chunks.forEach((chunk, i) => {
-    const { values, ...item } = items[i] as VectorItem;
+    const { text, content, ...fields } = storedFields(chunk);
+    const { values, terms, contextTerms, chain, text: shown, ...item } = items[i] as VectorItem;
     void values;
-    hash.update(JSON.stringify([storedFields(chunk), item]));
+    // A chunk's text is its row's content and its vector's text: hashed once.
+    const chunkLists = [terms?.indices, terms?.values, contextTerms?.indices, contextTerms?.values];
+    chunkLists.push(chain?.weights, chain?.unlent);
+    structure.push(fields, content === text ? null : content, text.length, item, shown === text ? null : shown);
+    structure.push(
+      chain?.neighbours ?? null,
+      chunkLists.map((list) => list?.length ?? -1),
+    );
+    for (const list of chunkLists) if (list) lists.push(list);
+    texts += text;
   });
+  const numbers = new Float64Array(lists.reduce((sum, list) => sum + list.length, 0));
+  let at = 0;
+  for (const list of lists) {
+    numbers.set(list, at);
+    at += list.length;
+  }
+  const json = JSON.stringify(structure);
+  const hash = createHash('sha256');
+  hash.update(`${json.length}:${json}`);
+  hash.update(new Uint8Array(numbers.buffer));
+  hash.update(texts);
   // 128 bits: equal fingerprints come from equal inputs, short enough to cost the document row no write unit.
   return hash.digest('base64url').slice(0, 22);
 }
