@@ -1,5 +1,6 @@
 import { type Principal, type TenantKey, tenantOf } from '../../auth/index.ts';
 import { invalid } from '../../errors/index.ts';
+import { giveWay } from '../../history/time-slice.ts';
 import type { GenerationTag } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
@@ -185,8 +186,10 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
     ? deps.repository.getManyWithGenerations([...unique.keys()], [tenant])
     : deps.repository.getMany([...unique.keys()]).then((records) => ({ records, generations: undefined }));
   // The upsert comes two round trips later: what it needs is readied while this read is on the wire, and the
-  // chunks' terms and the documents' fingerprints are computed meanwhile.
+  // chunks' terms and the documents' fingerprints are computed meanwhile, once the read's request has left (the SDK
+  // sends it a few promise jobs later: a turn of the event loop).
   deps.index.prepare?.();
+  await giveWay();
   const shapes = vectorShapesOf(deps, allChunks, input.separateDocuments === true);
   fingerprintDocuments(deps, unique.values(), shapes);
   const { records: existing, generations } = await reading;
