@@ -55,10 +55,13 @@ describe('fingerprintOf', () => {
           b.text = b.content = b.text.slice(1);
         },
       }),
-      // Its neighbours' terms (another document beside it in the add), a weight, the embedder.
+      // Its own terms, its neighbours (another document beside it in the add), a weight, the embedder.
       fingerprint({}, (items) => {
-        const terms = items[0]?.contextTerms;
+        const terms = items[0]?.terms;
         if (terms) terms.values[0] = (terms.values[0] ?? 0) + 1e-12;
+      }),
+      fingerprint({}, (items) => {
+        items[1]?.chain?.neighbours.splice(0, 1, 'doc_other.00000');
       }),
       fingerprint({}, (items) => {
         items[0]?.chain?.weights.push(0.5);

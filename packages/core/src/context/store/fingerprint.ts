@@ -5,7 +5,7 @@ import type { ContextRecord } from '../record.ts';
 /**
  * A document's fingerprint: a hash of everything an add writes for it, its document and chunk rows (but the
  * timestamps and the state) and its chunks' vectors (but the values, which the embedder's id and the text decide:
- * terms, neighbours' terms, chain, filter attributes). A re-add whose fingerprint is the one an `indexed` document
+ * terms, the chain naming the neighbours whose terms it holds, filter attributes). A re-add whose fingerprint is the one an `indexed` document
  * row holds would write the same rows and vectors again, so it writes nothing (add.ts).
  *
  * Who keeps it true: an add writes it with the document row (created `indexed`, or claimed `pending`) and keeps it
@@ -28,14 +28,13 @@ export function fingerprintOf(
     const { text, content, ...fields } = storedFields(chunk);
     const { values, terms, contextTerms, chain, text: shown, ...item } = items[i] as VectorItem;
     void values;
-    // A chunk's text is its row's content and its vector's text: hashed once.
-    const chunkLists = [terms?.indices, terms?.values, contextTerms?.indices, contextTerms?.values];
-    chunkLists.push(chain?.weights, chain?.unlent);
+    // A chunk's text is its row's content and its vector's text: hashed once. Its neighbours' terms (three times its
+    // own, most of the numbers) are not: the chain names the neighbours (their ids hold their content) and their
+    // weights, and the code that summed them made its own terms, which are hashed.
+    const chunkLists = [terms?.indices, terms?.values, chain?.weights, chain?.unlent];
     structure.push(fields, content === text ? null : content, text.length, item, shown === text ? null : shown);
-    structure.push(
-      chain?.neighbours ?? null,
-      chunkLists.map((list) => list?.length ?? -1),
-    );
+    structure.push(chain?.neighbours ?? null, contextTerms?.indices.length ?? -1);
+    structure.push(chunkLists.map((list) => list?.length ?? -1));
     for (const list of chunkLists) if (list) lists.push(list);
     texts += text;
   });
