@@ -20,16 +20,13 @@ export function tagOfItem(item: Record<string, unknown>): GenerationTag | undefi
 /** A new epoch: a table wiped and written again never gives a tenant a tag it had before. */
 const newEpoch = () => randomBytes(8).toString('hex');
 
-/** Read with the generation items of a batch: the tenant, its counter and its epoch. */
-export const GENERATION_PROJECTION = {
-  ProjectionExpression: '#tenant, #generation, #epoch',
-  ExpressionAttributeNames: { '#tenant': 'tenant', '#generation': GENERATION, '#epoch': EPOCH },
-} as const;
-
 /**
  * The visibility generation tags of `tenants` (ContextRepository.readGenerations): strongly consistent reads of small
  * items (a read unit each). One tenant (a search's common case) is a GetItem: the same read, with less request and
  * response handling in the SDK and in DynamoDB than a BatchGetItem. A tenant without a tagged item is absent.
+ * Whole items, not projected: a generation item holds only its keys, tenant, epoch and counter, a read unit either
+ * way, and DynamoDB Local answers the projected GetItem more slowly (bench/tag-read.ts; bench/OVER-BUDGET.md,
+ * "Search p50", session 11).
  */
 export async function readGenerations(
   client: DynamoDBDocumentClient,
@@ -42,10 +39,7 @@ export async function readGenerations(
   const items =
     unique.length === 1
       ? await getOne(client, tableName, unique[0] as TenantKey)
-      : await batchGet(client, tableName, unique.map(generationKey), {
-          ConsistentRead: true,
-          ...GENERATION_PROJECTION,
-        });
+      : await batchGet(client, tableName, unique.map(generationKey), { ConsistentRead: true });
   for (const item of items) {
     const tag = tagOfItem(item);
     if (tag !== undefined) tags.set(item.tenant as TenantKey, tag);
@@ -55,12 +49,7 @@ export async function readGenerations(
 
 async function getOne(client: DynamoDBDocumentClient, tableName: string, tenant: TenantKey) {
   const { Item } = await client.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: generationKey(tenant),
-      ConsistentRead: true,
-      ...GENERATION_PROJECTION,
-    }),
+    new GetCommand({ TableName: tableName, Key: generationKey(tenant), ConsistentRead: true }),
   );
   return Item === undefined ? [] : [Item];
 }
