@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -173,7 +174,10 @@ export async function buildBenchBundles(): Promise<{
   };
 }
 
-/** The first event of one function, served for real (authenticated, touching its stores), and the status it gets. */
+/**
+ * The first event of one function, served for real (authenticated, touching its stores), and the status it gets.
+ * Read `event` once per start: context-add's is a new document at every read.
+ */
 export interface LambdaScenario {
   event: unknown;
   status: number | undefined;
@@ -186,12 +190,19 @@ export function lambdaScenarios(token: string): Record<string, LambdaScenario> {
     httpEvent({ method, path, headers, ...(body === undefined ? {} : { body }), ...(query ? { query } : {}) });
   const url = (path: string, body: unknown) => httpEvent({ method: 'POST', path, headers, body, functionUrl: true });
   const leave = 'Employees get thirty days of paid leave every year. Requests go to the team lead.';
+  const run = randomUUID().slice(0, 8); // DynamoDB Local's data may outlive a run (the bench's lambda area)
+  let adds = 0;
   return {
+    // A new document at every start: the same one again is an unchanged re-add, answered from one read without
+    // writing (DESIGN §3), which is not the add a cold start is measured on.
     'context-add': {
-      event: api('POST', '/api/v1/context/add', {
-        source: 'handbook',
-        documents: [{ fileName: 'leave.md', content: leave }],
-      }),
+      get event() {
+        adds += 1;
+        return api('POST', '/api/v1/context/add', {
+          source: 'handbook',
+          documents: [{ fileName: `leave-${run}-${adds}.md`, content: `${leave} (${run}-${adds})` }],
+        });
+      },
       status: 201,
     },
     'context-search': {

@@ -59,6 +59,15 @@ describe('measureColdStart', () => {
     }
   }, 60_000);
 
+  it('measures an add that writes at every start: each first event of context-add carries a new document', async () => {
+    // The same document again would be an unchanged re-add, answered from one read (DESIGN §3).
+    const scenarios = lambdaScenarios(await tokenFor('bench-user'));
+    const documents = () => JSON.parse((scenarios['context-add']?.event as { body: string }).body).documents[0];
+    const [first, second] = [documents(), documents()];
+    expect(second.fileName).not.toBe(first.fileName);
+    expect(second.content).not.toBe(first.content);
+  });
+
   it("serves every function's benchmark first event without loading Node's undici (its fetch classes)", async () => {
     // Node's Headers, Request and Response load and compile all of undici on first touch, ~35-45 ms of a cold start:
     // the bundles use functions/runtime/web instead, and import no built-in as ESM (an ESM node:http loads it too).
