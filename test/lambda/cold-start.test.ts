@@ -62,7 +62,8 @@ describe('measureColdStart', () => {
   it('measures an add that writes at every start: each first event of context-add carries a new document', async () => {
     // The same document again would be an unchanged re-add, answered from one read (DESIGN §3).
     const scenarios = lambdaScenarios(await tokenFor('bench-user'));
-    const documents = () => JSON.parse((scenarios['context-add']?.event as { body: string }).body).documents[0];
+    const add = scenarios['context-add'] as { event: { body: string } };
+    const documents = () => JSON.parse(add.event.body).documents[0];
     const [first, second] = [documents(), documents()];
     expect(second.fileName).not.toBe(first.fileName);
     expect(second.content).not.toBe(first.content);
