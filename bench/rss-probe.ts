@@ -55,7 +55,11 @@ try {
       LOCAL_INDEX_UNLOAD_AFTER_MS: '60000',
       NODE_NO_WARNINGS: '1',
       BENCH_MEMORY_TRACE: tracePath,
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('MALLOC_'))),
+      ...Object.fromEntries(
+        Object.entries(process.env).filter(
+          ([name]) => name.startsWith('MALLOC_') || name === 'LOCAL_MEMORY_SOFT_LIMIT_MB',
+        ),
+      ),
     }),
     // --stdout=<file>: the server's stdout (its request log, and V8's --trace-gc lines with --flags) into a file.
     stdio: ['ignore', arg('stdout') ? openSync(arg('stdout') as string, 'w') : 'ignore', 'inherit', 'ipc'],

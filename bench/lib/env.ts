@@ -105,6 +105,11 @@ export async function startBenchEnv({
     // Search's visibility cache (README "Configuration"), when the run sets it: `SEARCH_CACHE_MB=0 npm run bench`
     // measures search reading every hit's rows, for a before/after on the same corpus and machine.
     ...(process.env.SEARCH_CACHE_MB === undefined ? {} : { SEARCH_CACHE_MB: process.env.SEARCH_CACHE_MB }),
+    // The server's soft memory limit (README "Configuration"), when the run sets it: `LOCAL_MEMORY_SOFT_LIMIT_MB=0`
+    // measures the server without it.
+    ...(process.env.LOCAL_MEMORY_SOFT_LIMIT_MB === undefined
+      ? {}
+      : { LOCAL_MEMORY_SOFT_LIMIT_MB: process.env.LOCAL_MEMORY_SOFT_LIMIT_MB }),
     // Diagnosis: the server's memory breakdown every 100 ms into this file (bench/lib/server-child.ts).
     ...(process.env.BENCH_MEMORY_TRACE === undefined ? {} : { BENCH_MEMORY_TRACE: process.env.BENCH_MEMORY_TRACE }),
   });

@@ -15,6 +15,7 @@ import { createMcpApp } from '@memgate/http/mcp/index';
 import { startUnderLock } from './data-dir-lock.ts';
 import { createLocalDocs } from './docs.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
+import { createMemoryLimit } from './memory-limit.ts';
 import { localJwtSecret } from './secret.ts';
 import { createLocalVectorIndex, denseGraphFor } from './vector-index/index.ts';
 
@@ -112,6 +113,10 @@ export async function startLocalServer(
     // few seconds, so a short server timeout makes that race likely on a busy machine.
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
+    const unwatch =
+      config.LOCAL_MEMORY_SOFT_LIMIT_MB > 0
+        ? createMemoryLimit({ limitBytes: config.LOCAL_MEMORY_SOFT_LIMIT_MB * 1024 * 1024 }).watch()
+        : () => {};
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     return {
@@ -122,6 +127,7 @@ export async function startLocalServer(
         await vectorIndex.idle();
       },
       async stop() {
+        unwatch();
         try {
           await new Promise<void>((done) => server.close(() => done()));
           server.closeAllConnections?.();

@@ -42,6 +42,8 @@ export const ConfigSchema = z.object({
   VECTOR_STORE: z.enum(['local', 'pinecone']).default('local'),
   // The embedded index drops a tenant unused this long from memory (reloaded on its next use); 0: never.
   LOCAL_INDEX_UNLOAD_AFTER_MS: z.coerce.number().int().min(0).default(600_000),
+  // Past this RSS the local server runs a full garbage collection when its heap holds enough garbage; 0: never.
+  LOCAL_MEMORY_SOFT_LIMIT_MB: z.coerce.number().int().min(0).default(448),
   PINECONE_API_KEY: optionalText,
   PINECONE_INDEX: optionalText,
   PINECONE_HOST: optionalText,
