@@ -84,7 +84,8 @@ describe('background graph insertion', () => {
   it('holds a write until at most maxUngraphed vectors wait, yielding to the event loop meanwhile', async () => {
     const store = new NamespaceStore(DIMENSION);
     const graphing = new BackgroundGraphing({ maxUngraphed: 100, background: true });
-    store.upsert(items('v', randomVectors(600, DIMENSION)));
+    // Enough vectors that inserting them down to the bound takes several slices even on a fast machine.
+    store.upsert(items('v', randomVectors(2000, DIMENSION)));
     let turns = 0;
     let counting = true;
     const count = () => {
@@ -99,7 +100,7 @@ describe('background graph insertion', () => {
     expect(turns).toBeGreaterThan(2); // other work ran between the slices
     await graphing.idle();
     expect(store.graph?.ungraphed.size).toBe(0);
-    expect(store.graph?.size).toBe(600);
+    expect(store.graph?.size).toBe(2000);
   });
 
   it('lets a write under the bound return at once and inserts its vectors once writes pause', async () => {

@@ -109,7 +109,10 @@ export class BackgroundGraphing {
     this.slicing = undefined;
     const deadline = performance.now() + SLICE_MS;
     for (const store of [...this.queue]) {
-      while (store.ungraphedCount > 0 && performance.now() < deadline) store.insertIntoGraph(BATCH);
+      // A write waiting on this namespace resumes at the bound, not after everything is in (a fast slice could
+      // otherwise insert every vector before the write goes on).
+      const floor = this.waiting.some((waiter) => waiter.store === store) ? this.options.maxUngraphed : 0;
+      while (store.ungraphedCount > floor && performance.now() < deadline) store.insertIntoGraph(BATCH);
       this.queue.delete(store);
       // Still waiting: back at the end of the queue, so one busy namespace does not starve the others.
       if (store.ungraphedCount > 0) this.queue.add(store);
