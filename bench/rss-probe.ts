@@ -6,7 +6,8 @@
  * samples what those loads allocate (V8's sampling heap profiler, collected objects included) and prints the top
  * allocators per search; with `--sampling=survivors`, only what survived young collections (promoted to the old
  * space). `--flags` go to the server's node, `--stdout=<file>` takes its stdout (with `--flags='--trace-gc'`), and
- * MALLOC_* variables are passed on. Run: `npx tsx bench/rss-probe.ts [--heap=10k] [--seconds=6] [--flags=...]`.
+ * the settings the bench passes on are passed on too (MALLOC_*, SEARCH_CACHE_MB, LOCAL_MEMORY_SOFT_LIMIT_MB:
+ * lib/env.ts). Run: `npx tsx bench/rss-probe.ts [--heap=10k] [--seconds=6] [--flags=...]`.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,9 +19,10 @@ import { signLocalToken } from '@memgate/local/token';
 import { serverEnvironment } from '../packages/local/src/start.mjs';
 import { queryText } from './lib/corpus.ts';
 import { latestCorpusKey, restoreCorpus } from './lib/corpus-cache.ts';
-import { TABLE_NAME } from './lib/env.ts';
+import { mallocSettingsOf, passedOnOf, TABLE_NAME } from './lib/env.ts';
 import { runLoad } from './lib/load.ts';
-import { processRss } from './lib/rss.ts';
+import { describeMemory, processRss } from './lib/rss.ts';
+import type { MemoryBreakdown } from './lib/server.ts';
 
 const arg = (name: string) => process.argv.find((value) => value.startsWith(`--${name}=`))?.slice(name.length + 3);
 const heapAt = arg('heap')?.split(',') ?? [];
@@ -54,12 +56,10 @@ try {
       AUTH_JWT_SECRET: SECRET,
       LOCAL_INDEX_UNLOAD_AFTER_MS: '60000',
       NODE_NO_WARNINGS: '1',
+      // What the bench passes on (env.ts), the trace this probe reads last so that it wins.
+      ...mallocSettingsOf(process.env),
+      ...passedOnOf(process.env),
       BENCH_MEMORY_TRACE: tracePath,
-      ...Object.fromEntries(
-        Object.entries(process.env).filter(
-          ([name]) => name.startsWith('MALLOC_') || name === 'LOCAL_MEMORY_SOFT_LIMIT_MB',
-        ),
-      ),
     }),
     // --stdout=<file>: the server's stdout (its request log, and V8's --trace-gc lines with --flags) into a file.
     stdio: ['ignore', arg('stdout') ? openSync(arg('stdout') as string, 'w') : 'ignore', 'inherit', 'ipc'],
@@ -139,11 +139,11 @@ try {
       undefined,
     );
     console.log(
-      `${phase.name}: peak ${(phase.peak / MIB).toFixed(0)} MiB${phase.rps ? ` at ${phase.rps.toFixed(0)} req/s` : ''}; traced top: ${top ? describe(top) : '-'}`,
+      `${phase.name}: peak ${(phase.peak / MIB).toFixed(0)} MiB${phase.rps ? ` at ${phase.rps.toFixed(0)} req/s` : ''}; traced top: ${top ? describeMemory(top) : '-'}`,
     );
   }
   const last = trace.at(-1);
-  if (last) console.log(`1 s after: ${describe(last)}`);
+  if (last) console.log(`1 s after: ${describeMemory(last)}`);
 } finally {
   if (child && child.exitCode === null) {
     const exited = once(child, 'exit');
@@ -154,23 +154,7 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-interface Trace {
-  t: number;
-  rss: number;
-  arrayBuffers: number;
-  external: number;
-  spaces: Record<string, { size: number; used: number }>;
-}
-
-function describe(line: Trace): string {
-  const mib = (bytes: number) => Math.round(bytes / MIB);
-  const heap = Object.values(line.spaces).reduce((sum, space) => sum + space.size, 0);
-  const spaces = Object.entries(line.spaces)
-    .filter(([, space]) => space.size >= MIB)
-    .map(([name, space]) => `${name.replace('_space', '')} ${mib(space.size)}/${mib(space.used)}`)
-    .join(', ');
-  return `RSS ${mib(line.rss)} = heap ${mib(heap)} (${spaces}) + array buffers ${mib(line.arrayBuffers)} (external ${mib(line.external)}) + rest ${mib(line.rss - heap - line.arrayBuffers)}`;
-}
+type Trace = MemoryBreakdown & { t: number };
 
 interface HeapNode {
   callFrame: { functionName: string; url: string; lineNumber: number };

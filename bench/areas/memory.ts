@@ -1,7 +1,6 @@
 import { type BenchEnv, UNLOAD_AFTER_MS } from '../lib/env.ts';
 import { type AreaResult, atMost, figure } from '../lib/results.ts';
-import { processRss } from '../lib/rss.ts';
-import type { MemoryBreakdown } from '../lib/server.ts';
+import { describeMemory, processRss } from '../lib/rss.ts';
 import { round } from '../lib/stats.ts';
 
 const MIB = 1024 * 1024;
@@ -45,24 +44,9 @@ export async function memoryArea(env: BenchEnv): Promise<AreaResult> {
       `The server runs with LOCAL_INDEX_UNLOAD_AFTER_MS=${UNLOAD_AFTER_MS} (the default is 10 minutes): a tenant unused that long leaves memory until its next request; the end is read ${Math.round(IDLE_WAIT_MS / 1000)} s after the last load.`,
       'The server is one Node process (child of the benchmark); DynamoDB Local is a separate Java process and is not counted' +
         (jvm === undefined ? '.' : ` (its RSS at the end: ${mib(jvm)} MiB).`),
-      `Where it is 1 s after the last load: ${breakdown(loaded)}; at the end: ${breakdown(unloaded)}.`,
+      `Where it is 1 s after the last load: ${describeMemory(loaded)}; at the end: ${describeMemory(unloaded)}.`,
       `Every reading: ${readings.map((reading) => `${reading.label} ${mib(reading.bytes)} MiB${reading.medianBytes === undefined ? '' : ` (median ${mib(reading.medianBytes)}, ${reading.samples} samples)`}`).join('; ')}.`,
     ],
     series: Object.fromEntries(readings.map((reading) => [reading.label, { bytes: reading.bytes }])),
   };
-}
-
-/**
- * V8's heap (resident, by space, with what is used of it), array buffers (typed arrays' memory: the index's vectors
- * and postings) and the rest of the RSS (native: the HNSW graphs, Node and its modules' code, malloc's free memory).
- */
-function breakdown(memory: MemoryBreakdown): string {
-  const mib = (bytes: number) => Math.round(bytes / MIB);
-  const heap = Object.values(memory.spaces).reduce((sum, space) => sum + space.size, 0);
-  const spaces = Object.entries(memory.spaces)
-    .filter(([, space]) => space.size >= MIB)
-    .map(([name, space]) => `${name} ${mib(space.size)} (${mib(space.used)} used)`)
-    .join(', ');
-  const rest = memory.rss - heap - memory.arrayBuffers;
-  return `RSS ${mib(memory.rss)} MiB = V8 heap ${mib(heap)} (${spaces}) + array buffers ${mib(memory.arrayBuffers)} + the rest ${mib(rest)}`;
 }

@@ -58,7 +58,18 @@ export interface BenchEnv {
 }
 
 /** The MALLOC_* variables of the bench's own environment, for the server process (its environment is explicit). */
-const mallocSettingsOf = (env: NodeJS.ProcessEnv): Record<string, string> =>
+/**
+ * The server's settings a run may set in its own environment, passed on for a before/after on the same corpus and
+ * machine: `SEARCH_CACHE_MB=0` (search's visibility cache off: every hit's rows read), `LOCAL_MEMORY_SOFT_LIMIT_MB=0`
+ * (the server without its memory limit; README "Configuration"), and `BENCH_MEMORY_TRACE=<file>` (diagnosis: the
+ * server's memory breakdown every 100 ms into that file, bench/lib/server-child.ts).
+ */
+const PASSED_ON = ['SEARCH_CACHE_MB', 'LOCAL_MEMORY_SOFT_LIMIT_MB', 'BENCH_MEMORY_TRACE'] as const;
+
+export const passedOnOf = (env: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(PASSED_ON.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
+
+export const mallocSettingsOf = (env: NodeJS.ProcessEnv): Record<string, string> =>
   Object.fromEntries(
     Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('MALLOC_') && !!entry[1]),
   );
@@ -102,16 +113,7 @@ export async function startBenchEnv({
     PROXY_ALLOW_PRIVATE_TARGETS: 'true',
     LOCAL_INDEX_UNLOAD_AFTER_MS: String(UNLOAD_AFTER_MS),
     NODE_NO_WARNINGS: '1',
-    // Search's visibility cache (README "Configuration"), when the run sets it: `SEARCH_CACHE_MB=0 npm run bench`
-    // measures search reading every hit's rows, for a before/after on the same corpus and machine.
-    ...(process.env.SEARCH_CACHE_MB === undefined ? {} : { SEARCH_CACHE_MB: process.env.SEARCH_CACHE_MB }),
-    // The server's soft memory limit (README "Configuration"), when the run sets it: `LOCAL_MEMORY_SOFT_LIMIT_MB=0`
-    // measures the server without it.
-    ...(process.env.LOCAL_MEMORY_SOFT_LIMIT_MB === undefined
-      ? {}
-      : { LOCAL_MEMORY_SOFT_LIMIT_MB: process.env.LOCAL_MEMORY_SOFT_LIMIT_MB }),
-    // Diagnosis: the server's memory breakdown every 100 ms into this file (bench/lib/server-child.ts).
-    ...(process.env.BENCH_MEMORY_TRACE === undefined ? {} : { BENCH_MEMORY_TRACE: process.env.BENCH_MEMORY_TRACE }),
+    ...passedOnOf(process.env),
   });
   const sizesOf = corpora.map((corpus) => corpus.size);
   const ownKey = corpusKey(sizesOf);

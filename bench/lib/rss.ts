@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { ServerChild } from './server.ts';
+import type { MemoryBreakdown, ServerChild } from './server.ts';
+
+const MIB = 1024 * 1024;
 
 /** A process's resident set size from /proc (Linux), in bytes; undefined elsewhere or when it is gone. */
 export function processRss(pid: number): number | undefined {
@@ -54,4 +56,19 @@ export class RssLog {
       });
     }
   }
+}
+
+/**
+ * V8's heap (resident, by space, with what is used of it), array buffers (typed arrays' memory: the index's vectors
+ * and postings) and the rest of the RSS (native: the HNSW graphs, Node and its modules' code, malloc's free memory).
+ */
+export function describeMemory(memory: MemoryBreakdown): string {
+  const mib = (bytes: number) => Math.round(bytes / MIB);
+  const heap = Object.values(memory.spaces).reduce((sum, space) => sum + space.size, 0);
+  const spaces = Object.entries(memory.spaces)
+    .filter(([, space]) => space.size >= MIB)
+    .map(([name, space]) => `${name} ${mib(space.size)} (${mib(space.used)} used)`)
+    .join(', ');
+  const rest = memory.rss - heap - memory.arrayBuffers;
+  return `RSS ${mib(memory.rss)} MiB = V8 heap ${mib(heap)} (${spaces}) + array buffers ${mib(memory.arrayBuffers)} + the rest ${mib(rest)}`;
 }
