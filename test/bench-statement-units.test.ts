@@ -4,7 +4,7 @@ import { toItem } from '@memgate/adapters/dynamodb/context-items';
 import { createDynamoContextRepository } from '@memgate/adapters/dynamodb/context-repository';
 import { describe, expect, it } from 'vitest';
 import { meteredStatements } from '../bench/lib/statement-units.ts';
-import { recordFor } from './conformance/context-repository.ts';
+import { recordFor } from './conformance/context-record.ts';
 import { createTestTable } from './support/dynamo.ts';
 
 // bench:cost's write units of PartiQL statements (DynamoDB Local reports none) must be what the same write costs

@@ -1,6 +1,6 @@
 import { BatchExecuteStatementCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { recordFor } from '../../../../test/conformance/context-repository.ts';
+import { recordFor } from '../../../../test/conformance/context-record.ts';
 import { createTestTable } from '../../../../test/support/dynamo.ts';
 import { createAbsent } from './context-creation.ts';
 

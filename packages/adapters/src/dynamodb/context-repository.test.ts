@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contextRepositoryConformance, recordFor } from '../../../../test/conformance/context-repository.ts';
+import { recordFor } from '../../../../test/conformance/context-record.ts';
+import { contextRepositoryConformance } from '../../../../test/conformance/context-repository.ts';
 import { createTestTable } from '../../../../test/support/dynamo.ts';
 import { createDynamoContextRepository } from './context-repository.ts';
 
