@@ -68,4 +68,30 @@ describe('proxy route B on the real context store', () => {
     const texts = view.items.map((record) => record.text ?? '').join('\n');
     expect(texts).toContain('Where are the coffee beans kept?');
   });
+
+  it('reads a question sent as content parts by its text: context found, exchange stored as text', async () => {
+    const principal: Principal = { userId: 'frank', orgs: [], scopes: new Set(['context:read', 'context:write']) };
+    const store = services.context.store;
+    await store.add(principal, {
+      documents: [
+        { fileName: 'house.md', content: 'The spare key is under the blue flower pot. The boiler is serviced in May.' },
+      ],
+    });
+    const client = new OpenAI({
+      baseURL: `http://127.0.0.1:${port}/api/v1/proxy/default`,
+      apiKey: await tokenFor('frank', { scope: 'proxy' }),
+      maxRetries: 0,
+    });
+    // What SDKs that always send parts (LangChain with multimodal input, the Responses API's items) send.
+    const completion = await client.chat.completions.create({
+      model: 'memgate/default',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Where is the spare key?' }] }],
+    });
+    expect(completion.choices[0]?.message.content).toBe('The spare key is under the blue flower pot.');
+    await background.idle();
+    const view = await store.view(principal, { context_type: 'conversation' });
+    expect(view.items.map((record) => record.text)).toContain(
+      'User: Where is the spare key?\n\nAssistant: The spare key is under the blue flower pot.',
+    );
+  });
 });

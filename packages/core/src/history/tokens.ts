@@ -1,11 +1,15 @@
 import { createLru } from '../cache/lru.ts';
-import type { ChatMessage } from '../model/index.ts';
+import type { ChatMessage, ContentPart } from '../model/index.ts';
 import { estimateTokens } from './estimate.ts';
 import { PIECE_CHARS, piecesOf, utf8Length } from './pieces.ts';
 import { createTimeSlice } from './time-slice.ts';
 import { countTokens as countTextTokens, decode, encode } from './tokenizer.ts';
 
 export { utf8Length } from './pieces.ts';
+
+/** A content part as text: a text part's text, any other part (an image, a file) as its JSON. */
+const partText = (part: ContentPart) =>
+  part?.type === 'text' && typeof part.text === 'string' ? part.text : JSON.stringify(part);
 
 /** Text of a message as a model sees it (content plus tool-call arguments). */
 export function messageText(message: ChatMessage): string {
@@ -14,7 +18,9 @@ export function messageText(message: ChatMessage): string {
       ? message.content
       : message.content == null
         ? ''
-        : JSON.stringify(message.content);
+        : Array.isArray(message.content)
+          ? message.content.map(partText).join('\n')
+          : JSON.stringify(message.content);
   if (!message.tool_calls?.length) return content;
   return `${content}\n${message.tool_calls.map((call) => `${call.function.name}(${call.function.arguments})`).join('\n')}`;
 }
