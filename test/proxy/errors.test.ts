@@ -61,6 +61,11 @@ describe('proxy errors (DESIGN.md section 4)', () => {
     [{ model: 'm', messages: [] }, 'invalid_messages', 'messages'],
     [{ model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'invalid_messages', 'messages[0].role'],
     [{ model: 'm', messages: [{ role: 'user' }] }, 'invalid_messages', 'messages[0].content'],
+    [
+      { model: 'm', messages: [{ role: 'user', content: 5 }] },
+      'invalid_messages',
+      'messages[0].content: must be a string, an array of content parts',
+    ],
     ['{not json', 'invalid_request', 'JSON'],
   ])('400 for %j', async (body, code, mentions) => {
     const res = await post(body);

@@ -171,7 +171,8 @@ describe('route B: POST …/default/responses (extractive responder)', () => {
     [{ text: { format: { type: 'json_schema', name: 'x', schema: {} } } }, 'text.format'],
     [{ model: 'gpt-4o' }, 'model'],
     [{ input: [] }, 'input'],
-  ])('refuses %j with 400 naming param %s, before any answer', async (fields, param) => {
+    [{ input: 42 }, 'input', 'input: must be a string or an array of input items'],
+  ])('refuses %j with 400 naming param %s, before any answer', async (fields, param, message = param) => {
     const res = await post(`${proxy.url}/api/v1/proxy/default/responses`, {
       model: 'memgate/default',
       input: 'How long do refunds take?',
@@ -180,6 +181,7 @@ describe('route B: POST …/default/responses (extractive responder)', () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { type: string; param: string; message: string } };
     expect(body.error).toMatchObject({ type: 'invalid_request_error', param });
+    expect(body.error.message).toContain(message);
     await proxy.background.idle();
     expect(fake.added).toHaveLength(0);
   });

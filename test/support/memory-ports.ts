@@ -32,7 +32,7 @@ function keyAfter(listing: string, cursor: string | undefined): string | undefin
   } catch {
     // below
   }
-  throw invalid('is not a cursor returned by this listing', 'cursor');
+  throw invalid('cursor is not a nextCursor this listing returned', 'cursor');
 }
 
 /** One page of `items` (already in listing order, by `keyOf`) after the cursor's key. */

@@ -58,5 +58,5 @@ export function decodeCursor(cursor: string | undefined, scope: CursorScope): Re
   ) {
     return key;
   }
-  throw invalid('is not a cursor returned by this listing', 'cursor');
+  throw invalid('cursor is not a nextCursor this listing returned', 'cursor');
 }

@@ -1,6 +1,16 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { MAX_DOCUMENT_CHARS, MAX_DOCUMENTS } from '@memgate/core';
-import { BooleanLike, ContextType, errors, json, Scope, type ServeContextRoute, tags, withBody } from './common.ts';
+import {
+  BooleanLike,
+  ContextType,
+  errors,
+  json,
+  Scope,
+  type ServeContextRoute,
+  StringListLike,
+  tags,
+  withBody,
+} from './common.ts';
 
 // Metadata is copied into every document record: DynamoDB refuses items nested deeper than 32 levels or over
 // 400 KB, so deeper or bigger metadata is the caller's mistake (400), not a failed write (500).
@@ -45,8 +55,8 @@ export const AddBody = z
         file_name: z.string().optional(),
         doc_type: z.string().optional(),
         size: z.number().optional(),
-        modalities: z.union([z.array(z.string()), z.string()]).optional(),
-        tags: z.union([z.array(z.string()), z.string()]).optional(),
+        modalities: StringListLike.optional(),
+        tags: StringListLike.optional(),
       })
       .catchall(z.unknown())
       .refine(fitsOneItem, {

@@ -18,7 +18,13 @@ export type ServeContextRoute = (app: OpenAPIHono<AuthEnv>, deps: ContextRouteDe
 
 // Request schemas describe what a client may send (both forms of `chained`/`modalities`); the handlers convert.
 
-export const BooleanLike = z.union([z.boolean(), z.enum(['true', 'false'])]);
+export const BooleanLike = z.union([z.boolean(), z.enum(['true', 'false'])], {
+  error: 'must be true or false (or the text "true" or "false")',
+});
+/** An array of strings or one comma-separated string (`modalities`, `tags`). */
+export const StringListLike = z.union([z.array(z.string()), z.string()], {
+  error: 'must be an array of strings or a comma-separated string',
+});
 export const Scope = z.enum(CONTEXT_SCOPES);
 export const ContextType = z.enum(CONTEXT_TYPES);
 

@@ -59,4 +59,36 @@ describe('context routes', () => {
     expect(response.status).toBe(201);
     expect(seen).toBe(false);
   });
+
+  it.each([
+    [
+      'POST',
+      '/api/v1/context/add',
+      { chained: 'maybe' },
+      'chained: must be true or false (or the text "true" or "false")',
+    ],
+    [
+      'POST',
+      '/api/v1/context/add',
+      { metadata: { modalities: 5 } },
+      'metadata.modalities: must be an array of strings or a comma-separated string',
+    ],
+    [
+      'POST',
+      '/api/v1/context/add',
+      { metadata: { tags: ['a', 2] } },
+      'metadata.tags: must be an array of strings or a comma-separated string',
+    ],
+    ['GET', '/api/v1/context/view?limit=ten', undefined, 'limit: must be an integer from 1 to 1000'],
+    ['GET', '/api/v1/context/view/docs?limit=ten', undefined, 'limit: must be an integer from 1 to 1000'],
+  ])('%s %s %j: 400 saying what the field accepts', async (method, path, fields, message) => {
+    const app = appWith({});
+    const response = await app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${await tokenFor('u1', { scope: 'context:write context:read' })}` },
+      ...(fields ? { body: JSON.stringify({ documents: [{ content: 'x' }], ...fields }) } : {}),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ response: message, error: 'validation_error' });
+  });
 });

@@ -9,7 +9,12 @@ export const ViewQuery = z.object({
   organization_id: z.string().min(1).max(128).optional(),
   context_type: ContextType.optional(),
   scope: Scope.optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_VIEW_LIMIT).optional(),
+  limit: z.coerce
+    .number({ error: `must be an integer from 1 to ${MAX_VIEW_LIMIT}` })
+    .int()
+    .min(1)
+    .max(MAX_VIEW_LIMIT)
+    .optional(),
   cursor: z.string().max(4096).optional(),
 });
 export type ViewQuery = z.infer<typeof ViewQuery>;

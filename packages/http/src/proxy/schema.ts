@@ -6,7 +6,11 @@ const ContentPart = z.object({ type: z.string() }).loose();
 export const ProxyMessageSchema = z
   .object({
     role: z.enum(['system', 'user', 'assistant', 'tool', 'developer']),
-    content: z.union([z.string(), z.array(ContentPart), z.null()]).optional(),
+    content: z
+      .union([z.string(), z.array(ContentPart), z.null()], {
+        error: 'must be a string, an array of content parts (each with a type) or null',
+      })
+      .optional(),
     name: z.string().optional(),
   })
   .loose()

@@ -35,7 +35,7 @@ function decodeCursor(text: string | undefined, partitions: number): ViewCursor 
   } catch {
     // fall through to the 400 below
   }
-  throw invalid('is not a cursor returned by this endpoint', 'cursor');
+  throw invalid('cursor is not a nextCursor this endpoint returned', 'cursor');
 }
 
 function limitOf(input: ViewInput): number {

@@ -19,10 +19,10 @@ const InputItemSchema = z
 export const ResponsesRequestSchema = z
   .object({
     model: z.string().min(1),
-    input: z.union([
-      z.string().min(1, 'input must not be empty'),
-      z.array(InputItemSchema).min(1, 'input must not be empty'),
-    ]),
+    input: z.union(
+      [z.string().min(1, 'input must not be empty'), z.array(InputItemSchema).min(1, 'input must not be empty')],
+      { error: 'must be a string or an array of input items (messages or typed items)' },
+    ),
     instructions: z.string().nullable().optional(),
     stream: z.boolean().nullable().optional(),
     max_output_tokens: z.number().int().positive().nullable().optional(),
