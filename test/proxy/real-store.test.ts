@@ -94,4 +94,27 @@ describe('proxy route B on the real context store', () => {
       'User: Where is the spare key?\n\nAssistant: The spare key is under the blue flower pot.',
     );
   });
+
+  it('stores the exchange of a question longer than a document may be, its question cut to fit', async () => {
+    const principal: Principal = { userId: 'gus', orgs: [], scopes: new Set(['context:read']) };
+    const client = new OpenAI({
+      baseURL: `http://127.0.0.1:${port}/api/v1/proxy/default`,
+      apiKey: await tokenFor('gus', { scope: 'proxy' }),
+      maxRetries: 0,
+    });
+    // 1,200,000 characters: within the 6 MB body limit, over the 1,000,000 characters of one stored document.
+    const question = `${'Notes from the long meeting. '.repeat(41_380)}What did we decide?`;
+    expect(question.length).toBeGreaterThan(1_200_000);
+    const completion = await client.chat.completions.create({
+      model: 'memgate/default',
+      messages: [{ role: 'user', content: question }],
+    });
+    const reply = completion.choices[0]?.message.content ?? '';
+    await background.idle();
+    const records = (await services.context.store.view(principal, { context_type: 'conversation', limit: 1000 })).items;
+    const stored = records.find((record) => record.kind === 'document');
+    expect(stored?.metadata.size).toBe(1_000_000);
+    const lastChunk = records.find((record) => record._id === stored?.children_context_nodes.at(-1));
+    expect(lastChunk?.text.endsWith(`\n\nAssistant: ${reply}`)).toBe(true);
+  });
 });

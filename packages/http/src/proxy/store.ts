@@ -1,4 +1,4 @@
-import { type AddInput, MAX_DOCUMENTS, MemgateError, type Principal } from '@memgate/core';
+import { type AddInput, MAX_DOCUMENT_CHARS, MAX_DOCUMENTS, MemgateError, type Principal } from '@memgate/core';
 import type { Logger } from '../observability/logger.ts';
 import { type BatchQueue, type BatchTiming, createBatchQueue, DEFAULT_BATCH_TIMING } from './capture-queue.ts';
 import type { Exchange } from './context.ts';
@@ -23,6 +23,9 @@ export interface CaptureRetry {
   baseDelayMs: number;
   maxDelayMs: number;
 }
+
+/** Characters of a stored exchange besides the question and the reply ("User: ", "\n\nAssistant: "). */
+const EXCHANGE_LABEL_CHARS = 'User: \n\nAssistant: '.length;
 
 const DEFAULT_RETRY: CaptureRetry = { attempts: 4, baseDelayMs: 250, maxDelayMs: 4_000 };
 
@@ -171,10 +174,13 @@ export function createExchangeStore(
     capture(principal, exchange, reply) {
       const { question, sources } = exchange;
       if (question.trim() === '' || reply.trim() === '') return;
+      // An add takes at most MAX_DOCUMENT_CHARS a document: a longer question is cut (the reply already is, at
+      // 100,000 characters) rather than the whole exchange refused and lost.
+      const room = MAX_DOCUMENT_CHARS - reply.length - EXCHANGE_LABEL_CHARS;
       queue.accept({
         principal,
         sources,
-        content: `User: ${question}\n\nAssistant: ${reply}`,
+        content: `User: ${question.slice(0, room)}\n\nAssistant: ${reply}`,
         fileName: `conversation-${new Date().toISOString()}.txt`,
       });
     },
