@@ -102,6 +102,9 @@ function usageLine(id: string, model: string, usage: unknown): string {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A request's path without its query (`?api-version=…`). */
+const pathOf = (req: IncomingMessage) => (req.url ?? '').split('?')[0] ?? '';
+
 /** A local OpenAI-compatible upstream for tests and benchmarks: records requests, answers as told. */
 export async function startUpstreamStub(
   options: {
@@ -156,11 +159,11 @@ export async function startUpstreamStub(
       res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' }).end(now.garbage);
       return;
     }
-    if (req.method === 'GET' && req.url?.endsWith('/models')) {
+    if (req.method === 'GET' && pathOf(req).endsWith('/models')) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(modelList(model)));
       return;
     }
-    if (req.url?.endsWith('/responses')) {
+    if (pathOf(req).endsWith('/responses')) {
       if (!body.stream) {
         const response = responseObject(reply, model, now.toolCall);
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));
@@ -170,7 +173,7 @@ export async function startUpstreamStub(
       writeResponseEvents(res, model, now.chunks ?? reply.split(/(?<= )/));
       return;
     }
-    if (req.url?.endsWith('/chat/completions') !== true) {
+    if (!pathOf(req).endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
       return;
     }

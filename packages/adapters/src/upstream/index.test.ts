@@ -34,6 +34,16 @@ describe('upstream ChatModel (what the chat reuses)', () => {
     expect(payloads.map((payload) => JSON.parse(payload).choices[0].delta.content ?? '').join('')).toBe('ab');
   });
 
+  it("keeps a base URL's query after the endpoint's path (Azure's api-version)", async () => {
+    stub.setBehavior({ reply: 'from azure' });
+    const azure = createUpstreamModel({ baseUrl: `${stub.url}/?api-version=2024-10-21`, timeoutMs: 5000, guard });
+    const completion = await azure.complete(request, {});
+    expect(completion.choices[0]?.message.content).toBe('from azure');
+    expect(stub.requests.at(-1)?.path).toBe(`${new URL(stub.url).pathname}/chat/completions?api-version=2024-10-21`);
+    await azure.relay({ method: 'GET', path: 'models' }, {});
+    expect(stub.requests.at(-1)?.path).toBe(`${new URL(stub.url).pathname}/models?api-version=2024-10-21`);
+  });
+
   it('raises an upstream error status with its body, without the key', async () => {
     stub.setBehavior({ error: { status: 401, body: { error: { message: 'bad key' } } } });
     const error = await model.complete(request, {}).catch((caught: unknown) => caught);

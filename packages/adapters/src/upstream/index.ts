@@ -45,7 +45,12 @@ export function createUpstreamModel({
   passthrough: NonNullable<ChatModel['passthrough']>;
   relay: NonNullable<ChatModel['relay']>;
 } {
-  const base = guard.checkUrl(baseUrl).href.replace(/\/+$/, '');
+  // A base URL may carry a query (Azure's `?api-version=…`): it goes after the endpoint's path, not inside it.
+  const target = guard.checkUrl(baseUrl);
+  const query = target.search;
+  target.search = '';
+  target.hash = '';
+  const base = target.href.replace(/\/+$/, '');
   const auth: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   const postHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth };
   const getHeaders = { accept: 'application/json', ...auth };
@@ -72,7 +77,7 @@ export function createUpstreamModel({
       call.abort();
     }, timeoutMs);
     try {
-      const response = await undiciRequest(`${base}/${path}`, {
+      const response = await undiciRequest(`${base}/${path}${query}`, {
         method: init.method,
         headers: init.method === 'GET' ? getHeaders : postHeaders,
         ...(body === undefined ? {} : { body }),

@@ -9,6 +9,7 @@ import { createOpenAIEmbedder } from './index.ts';
 const API_KEY = 'sk-test-secret-0123456789';
 
 interface Recorded {
+  url: string | undefined;
   authorization: string | undefined;
   body: { model: string; input: string[]; encoding_format?: string; dimensions?: number };
 }
@@ -25,7 +26,7 @@ async function startEmbeddingsServer() {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Recorded['body'];
-    requests.push({ authorization: req.headers.authorization, body });
+    requests.push({ url: req.url, authorization: req.headers.authorization, body });
     const failure = failures.shift();
     if (failure !== undefined || req.headers.authorization !== `Bearer ${API_KEY}`) {
       const status = failure ?? 401;
@@ -55,6 +56,7 @@ async function startEmbeddingsServer() {
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1/`,
+    port,
     requests,
     failures,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
@@ -104,6 +106,17 @@ describe('OpenAI-compatible embedder', () => {
     const sizes = stub.requests.map((request) => request.body.input.join('').length);
     expect(sizes.length).toBeGreaterThan(1);
     for (const size of sizes) expect(size).toBeLessThanOrEqual(200_000);
+  });
+
+  it("keeps a base URL's query after /embeddings (Azure's api-version)", async () => {
+    const client = createOpenAIEmbedder({
+      baseUrl: `http://127.0.0.1:${stub.port}/v1/?api-version=2024-10-21`,
+      apiKey: API_KEY,
+      model: 'local-embed',
+      dimension: 512,
+    });
+    expect(await client.embed(['hello'], 'query')).toHaveLength(1);
+    expect(stub.requests[0]?.url).toBe('/v1/embeddings?api-version=2024-10-21');
   });
 
   it('asks text-embedding-3 models for the configured dimension', async () => {

@@ -52,7 +52,9 @@ export function createOpenAIEmbedder({
   }
   // Only text-embedding-3 models accept `dimensions`; other compatible servers may reject the field.
   const requestDimensions = dimension !== undefined && model.startsWith('text-embedding-3');
-  const endpoint = `${baseUrl.replace(/\/+$/, '')}/embeddings`;
+  // A base URL may carry a query (Azure's `?api-version=…`): it goes after `/embeddings`, not inside the path.
+  const queryAt = baseUrl.includes('?') ? baseUrl.indexOf('?') : baseUrl.length;
+  const endpoint = `${baseUrl.slice(0, queryAt).replace(/\/+$/, '')}/embeddings${baseUrl.slice(queryAt)}`;
   const send = createRetryingFetch({ ...retry, fetch });
 
   async function embedBatch(texts: string[]): Promise<Float32Array[]> {
