@@ -92,6 +92,25 @@ describe('extractive responder', () => {
     expect(completion.choices[0]?.message.content).toBe('Our office opens at 9 am.');
   });
 
+  it('quotes a whole sentence once, not the stored answers a token limit cut short before it', async () => {
+    const stored = formatContextMessage([
+      { fileName: 'conversation-1.txt', text: 'User: When does the office open?\n\nAssistant: Our office' },
+      { fileName: 'conversation-2.txt', text: 'User: When does the office open?\n\nAssistant: Our office opens' },
+      ...passages,
+    ]);
+    const completion = await model.complete(
+      {
+        model: 'x',
+        messages: [
+          { role: 'system', content: stored },
+          { role: 'user', content: 'When does the office open?' },
+        ],
+      },
+      {},
+    );
+    expect(completion.choices[0]?.message.content).toBe('Our office opens at 9 am.');
+  });
+
   it('says plainly when nothing relevant is stored', async () => {
     const completion = await model.complete(
       { model: 'x', messages: [{ role: 'user', content: 'Where is parking?' }] },

@@ -53,10 +53,16 @@ export function selectSentences(question: string, passages: readonly ContextPass
     }
     return { index, score: score / Math.sqrt(Math.max(4, terms.size)) };
   });
-  return scored
-    .filter((item) => item.score > 0)
-    .sort((a, b) => b.score - a.score || a.index - b.index)
-    .slice(0, limit)
-    .sort((a, b) => a.index - b.index)
-    .map((item) => sentences[item.index] as string);
+  // Best first; a sentence another picked one contains says nothing more (a stored answer cut at a token limit,
+  // "The launch is", beside the whole "The launch is planned for March."): the longer one stands for both.
+  let picked: { index: number; key: string }[] = [];
+  for (const { index, score } of scored.sort((a, b) => b.score - a.score || a.index - b.index)) {
+    if (score <= 0) break;
+    const key = (sentences[index] as string).toLowerCase();
+    if (picked.some((other) => other.key.includes(key))) continue;
+    const others = picked.filter((other) => !key.includes(other.key));
+    if (others.length === limit) continue;
+    picked = [...others, { index, key }];
+  }
+  return picked.sort((a, b) => a.index - b.index).map((item) => sentences[item.index] as string);
 }
