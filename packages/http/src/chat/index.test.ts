@@ -78,6 +78,7 @@ describe('POST /api/v1/chat/generate/stream', () => {
       },
       'user',
     ],
+    ['an empty last message', { chat_history: [{ role: 'user', content: ' \n ' }] }, 'must not be empty'],
     ['a tool that is not a function tool', ask('x', { tools: [{ type: 'code_interpreter' }] }), 'tools'],
     ['a function tool without a name', ask('x', { tools: [{ type: 'function', function: {} }] }), 'tools'],
     ['an unknown scope', ask('x', { scope: 'everywhere' }), 'scope'],

@@ -32,6 +32,11 @@ export const ChatBody = z
     message: 'the last message must be from the user',
     path: ['chat_history'],
   })
+  // The last message is the question: context is searched with it and the answer is to it.
+  .refine((body) => body.chat_history.at(-1)?.content.trim() !== '', {
+    message: 'the last message must not be empty',
+    path: ['chat_history'],
+  })
   .openapi('ChatStreamRequest');
 export type ChatBody = z.infer<typeof ChatBody>;
 
