@@ -1,5 +1,6 @@
 import { MemgateError, type Principal, requireScope, type Scope } from '@memgate/core';
 import type { Context, MiddlewareHandler } from 'hono';
+import { requestHeader } from '../request/node.ts';
 import { isUsableUserId, type TokenVerifier } from './verifier.ts';
 
 export type AuthEnv = { Variables: { principal: Principal } };
@@ -20,7 +21,7 @@ export async function principalOf(
   c: Context,
   { verifier, scope, unusableUserStatus = 401 }: AuthOptions,
 ): Promise<Principal> {
-  const header = c.req.header('authorization') ?? '';
+  const header = requestHeader(c, 'authorization') ?? '';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) {
     throw new MemgateError('authentication', 'invalid_token', 'missing Authorization: Bearer <token> header');

@@ -1,6 +1,6 @@
 import { giveWay, invalid } from '@memgate/core';
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyTooLarge, readBodyBytes, readBodyText } from '../request/index.ts';
+import { bodyTooLarge, readBodyBytes, readBodyText, requestHeader } from '../request/index.ts';
 import { tooDeepFieldOf } from './json-depth.ts';
 
 /** DESIGN.md section 7: bodies over 6 MB are refused with 413 in the area's format. */
@@ -14,8 +14,8 @@ export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 export function checkBodyLimit(c: Context, maxSize = MAX_BODY_BYTES): Promise<unknown> | undefined {
   const method = c.req.method;
   if (method === 'GET' || method === 'HEAD') return undefined;
-  const length = c.req.header('content-length');
-  if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+  const length = requestHeader(c, 'content-length');
+  if (length !== undefined && requestHeader(c, 'transfer-encoding') === undefined) {
     if (Number.parseInt(length, 10) > maxSize) throw bodyTooLarge(maxSize);
     return undefined;
   }

@@ -106,19 +106,19 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
     complete(c, deps.defaultModel, 'operator', body, text),
   );
   routes.post(targetCompletionRoute, true, completion, (c, body, text) => {
-    const { baseUrl, apiKey } = c.var.target;
+    const { baseUrl, apiKey } = c.get('target');
     return complete(c, deps.upstreamFor(baseUrl, apiKey), 'caller', body, text);
   });
   routes.post(defaultResponsesRoute, false, responses, (c, body) =>
     serveDefaultResponses(callOf(c), responsesRequestOf(c, body)),
   );
   routes.post(targetResponsesRoute, true, responses, (c, body, text) => {
-    const { baseUrl, apiKey } = c.var.target;
+    const { baseUrl, apiKey } = c.get('target');
     return serveTargetResponses(callOf(c), deps.upstreamFor(baseUrl, apiKey), responsesRequestOf(c, body), text);
   });
   routes.get(defaultModelsRoute, false, (c) => c.json(listDefaultModels(deps.defaultModelId), 200));
   routes.get(targetModelsRoute, true, (c) => {
-    const { baseUrl, apiKey } = c.var.target;
+    const { baseUrl, apiKey } = c.get('target');
     return listTargetModels(callOf(c), deps.upstreamFor(baseUrl, apiKey));
   });
 

@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { principalOf } from '../auth/middleware.ts';
 import type { TokenVerifier } from '../auth/verifier.ts';
 import { checkBodyLimit, type PrepareBody, readJsonText, rejectInvalid } from '../errors/index.ts';
+import { requestHeader } from '../request/index.ts';
 import type { Switches } from './context.ts';
 import { parseUpstreamPath, type UpstreamTarget } from './target.ts';
 
@@ -11,7 +12,7 @@ import { parseUpstreamPath, type UpstreamTarget } from './target.ts';
 export type ProxyEnv = { Variables: { principal: Principal; target: UpstreamTarget } };
 
 export function switchesOf(c: Context): Switches {
-  const off = (name: string) => c.req.header(name)?.trim().toLowerCase() === 'off';
+  const off = (name: string) => requestHeader(c, name)?.trim().toLowerCase() === 'off';
   return { filter: !off('x-memgate-filter'), context: !off('x-memgate-context'), store: !off('x-memgate-store') };
 }
 

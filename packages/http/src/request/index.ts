@@ -1,2 +1,2 @@
 export { bodyTooLarge, readBodyBytes, readBodyText } from './body.ts';
-export { clientSignalOf, type NodeBindings, nodeBindingsOf, withoutNodeBindings } from './node.ts';
+export { clientSignalOf, type NodeBindings, nodeBindingsOf, requestHeader, withoutNodeBindings } from './node.ts';
