@@ -173,6 +173,29 @@ describe('proxy errors (DESIGN.md section 4)', () => {
     expect(stub.requests).toHaveLength(0);
   });
 
+  it.each([
+    ['a line break', 'sk-line%0D%0AX-Injected:%201'],
+    ['a character past U+00FF', 'sk-%F0%9F%98%80'],
+  ])('400 naming target_api_key for a key with %s, before any call', async (_label, key) => {
+    for (const [method, endpoint] of [
+      ['POST', 'chat/completions'],
+      ['GET', 'models'],
+    ]) {
+      const res = await fetch(`${proxy.url}/api/v1/proxy/${encodeURIComponent(stub.url)}/${key}/${endpoint}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(method === 'POST' ? { body: JSON.stringify({ model: 'm', messages: userMessages }) } : {}),
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: unknown }).error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+        param: 'target_api_key',
+      });
+    }
+    expect(stub.requests).toHaveLength(0);
+  });
+
   it('never writes the target key to a log line or an error message', async () => {
     // Its own failures (not the lines earlier tests left): refused, unreachable, timed out, an upstream error.
     lines.length = 0;

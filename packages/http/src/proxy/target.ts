@@ -49,6 +49,11 @@ export function parseProxyPath(rawPath: string): ProxyTarget {
   if (apiKey === '' || !/^[a-z][a-z0-9+.-]*:\/\/[^/]/i.test(baseUrl)) {
     throw malformedPath();
   }
+  // A key an Authorization header cannot carry (a control character but tab, a character past U+00FF) is the
+  // caller's mistake: a 400 here, not the call failing later as if the target were unreachable.
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(apiKey)) {
+    throw invalid('holds characters an HTTP header cannot carry', 'target_api_key');
+  }
   return { kind: 'upstream', baseUrl, apiKey };
 }
 
