@@ -69,7 +69,7 @@ describe('proxy route B on the real context store', () => {
     expect(texts).toContain('Where are the coffee beans kept?');
   });
 
-  it('reads a question sent as content parts by its text: context found, exchange stored as text', async () => {
+  it('reads a question sent as content parts by its text parts: context found, exchange stored as text', async () => {
     const principal: Principal = { userId: 'frank', orgs: [], scopes: new Set(['context:read', 'context:write']) };
     const store = services.context.store;
     await store.add(principal, {
@@ -82,10 +82,18 @@ describe('proxy route B on the real context store', () => {
       apiKey: await tokenFor('frank', { scope: 'proxy' }),
       maxRetries: 0,
     });
-    // What SDKs that always send parts (LangChain with multimodal input, the Responses API's items) send.
+    // What SDKs send for a question with an image (LangChain and the Responses API's items send text as parts too).
     const completion = await client.chat.completions.create({
       model: 'memgate/default',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Where is the spare key?' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Where is the spare key?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAE' } },
+          ],
+        },
+      ],
     });
     expect(completion.choices[0]?.message.content).toBe('The spare key is under the blue flower pot.');
     await background.idle();

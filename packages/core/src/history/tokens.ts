@@ -7,11 +7,16 @@ import { countTokens as countTextTokens, decode, encode } from './tokenizer.ts';
 
 export { utf8Length } from './pieces.ts';
 
-/** A content part as text: a text part's text, any other part (an image, a file) as its JSON. */
-const partText = (part: ContentPart) =>
-  part?.type === 'text' && typeof part.text === 'string' ? part.text : JSON.stringify(part);
+/**
+ * A content part as text: a text part's text (a refusal's), nothing for an image, audio or a file. As JSON, a
+ * base64 image was searched with, counted as hundreds of thousands of tokens and stored with the exchange.
+ */
+function partText(part: ContentPart): string {
+  const text = part?.type === 'text' ? part.text : part?.type === 'refusal' ? part.refusal : undefined;
+  return typeof text === 'string' ? text : '';
+}
 
-/** Text of a message as a model sees it (content plus tool-call arguments). */
+/** Text of a message as a model reads it (its text, not its images or files, plus tool-call arguments). */
 export function messageText(message: ChatMessage): string {
   const content =
     typeof message.content === 'string'
@@ -19,7 +24,7 @@ export function messageText(message: ChatMessage): string {
       : message.content == null
         ? ''
         : Array.isArray(message.content)
-          ? message.content.map(partText).join('\n')
+          ? message.content.map(partText).filter(Boolean).join('\n')
           : JSON.stringify(message.content);
   if (!message.tool_calls?.length) return content;
   return `${content}\n${message.tool_calls.map((call) => `${call.function.name}(${call.function.arguments})`).join('\n')}`;
