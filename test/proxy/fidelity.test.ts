@@ -40,6 +40,30 @@ const UPSTREAM_HEADERS = {
   'x-internal-host': 'gpu-7',
 };
 
+describe('route A query', () => {
+  it("sends the caller's query on to the target, after the base URL's own", async () => {
+    const path = new URL(stub.url).pathname;
+    const azure = new OpenAI({
+      baseURL: routeA,
+      apiKey: token,
+      maxRetries: 0,
+      defaultQuery: { 'api-version': '2024-10-21' },
+    });
+    await azure.chat.completions.create({ model: 'gpt-x', messages: user });
+    expect(stub.requests.at(-1)?.path).toBe(`${path}/chat/completions?api-version=2024-10-21`);
+    await azure.models.list();
+    expect(stub.requests.at(-1)?.path).toBe(`${path}/models?api-version=2024-10-21`);
+    const withQuery = encodeURIComponent(`${stub.url}?deployment=d1`);
+    const res = await fetch(`${proxy.url}/api/v1/proxy/${withQuery}/${KEY}/chat/completions?api-version=2`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-x', messages: user }),
+    });
+    expect(res.status).toBe(200);
+    expect(stub.requests.at(-1)?.path).toBe(`${path}/chat/completions?deployment=d1&api-version=2`);
+  });
+});
+
 describe('upstream headers', () => {
   it('route A forwards request id, processing time, rate limits and retry hints, nothing else', async () => {
     stub.setBehavior({ headers: UPSTREAM_HEADERS });

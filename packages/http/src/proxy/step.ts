@@ -6,7 +6,7 @@ import type { TokenVerifier } from '../auth/verifier.ts';
 import { checkBodyLimit, type PrepareBody, readJsonText, rejectInvalid } from '../errors/index.ts';
 import { requestHeader } from '../request/index.ts';
 import type { Switches } from './context.ts';
-import { parseUpstreamPath, type UpstreamTarget } from './target.ts';
+import { type UpstreamTarget, upstreamTargetOf } from './target.ts';
 
 /** What the proxy's admission leaves for its handlers: the caller, and on route A the target read from the path. */
 export type ProxyEnv = { Variables: { principal: Principal; target: UpstreamTarget } };
@@ -56,7 +56,7 @@ export function proxyRouter(app: OpenAPIHono<ProxyEnv>, { verifier, roomForCaptu
   async function admit(c: Context<ProxyEnv>, onTarget: boolean, willCapture: boolean): Promise<void> {
     c.set('principal', await principalOf(c, auth));
     if (willCapture && switchesOf(c).store) await roomForCapture();
-    if (onTarget) c.set('target', parseUpstreamPath(rawPathOf(c.req.url)));
+    if (onTarget) c.set('target', upstreamTargetOf(c.req.url, rawPathOf(c.req.url)));
   }
 
   return {

@@ -65,6 +65,18 @@ export function parseUpstreamPath(rawPath: string): UpstreamTarget {
 }
 
 /**
+ * Route A's target for a request to `url`: the path's base URL and key, with the request's query added to the base
+ * URL's, so that it reaches the target as a client meant it (the OpenAI SDK's `defaultQuery`, Azure's api-version).
+ */
+export function upstreamTargetOf(url: string, rawPath: string): UpstreamTarget {
+  const target = parseUpstreamPath(rawPath);
+  const at = url.indexOf('?');
+  if (at < 0 || at === url.length - 1) return target;
+  const joiner = target.baseUrl.includes('?') ? '&' : '?';
+  return { ...target, baseUrl: `${target.baseUrl}${joiner}${url.slice(at + 1)}` };
+}
+
+/**
  * Route A's raw path with a base URL that spans segments (`https://h/v1`, `https:/h/v1`) turned into one
  * percent-encoded segment, the form its routes match; undefined when there is nothing to turn (already one segment,
  * or not a target path). parseProxyPath reads both forms the same.
