@@ -23,6 +23,10 @@ export async function startHangingServer() {
     get requests() {
       return state.requests;
     },
+    /** Connections still open (a client that gave up on its request closes its connection). */
+    get connections() {
+      return sockets.size;
+    },
     async close() {
       for (const socket of sockets) socket.destroy();
       server.close();

@@ -1,5 +1,8 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { withCallDeadline } from './call-deadline.ts';
+
+export { DynamoDeadlineError } from './call-deadline.ts';
 
 export interface DynamoOptions {
   /** DynamoDB Local's URL; unset in AWS. */
@@ -15,47 +18,8 @@ export interface DynamoOptions {
   sdkConfig?: Partial<DynamoDBClientConfig>;
 }
 
-/** The error of a DynamoDB call that outlived its deadline: a clean 500 for the caller, a clear line in the log. */
-export class DynamoDeadlineError extends Error {
-  constructor(operation: string, ms: number) {
-    super(`DynamoDB ${operation} did not complete within ${ms} ms`);
-    this.name = 'DynamoDeadlineError';
-  }
-}
-
-type Send = DynamoDBDocumentClient['send'];
-
 /** How the document client marshals items (item-attributes.ts builds the same values for rows written in bulk). */
 export const DOCUMENT_MARSHALL_OPTIONS = { removeUndefinedValues: true, convertClassInstanceToMap: false } as const;
-
-/**
- * Every call through `client` gets an abort signal that fires at the call's deadline. The SDK's retry middleware
- * does not retry an abort and races its pauses against the signal, and its HTTP handler destroys the request in
- * flight, so the call ends at the deadline whatever attempt it is in. Timers are the global setTimeout (not
- * AbortSignal.timeout) so that tests can drive them with fake timers.
- */
-function withCallDeadline(client: DynamoDBDocumentClient, totalTimeoutMs: number): void {
-  const send = client.send.bind(client) as (
-    command: unknown,
-    options?: { abortSignal?: AbortSignal },
-  ) => Promise<unknown>;
-  async function sendWithDeadline(command: { constructor: { name: string } }, options?: { abortSignal?: AbortSignal }) {
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), totalTimeoutMs);
-    const signal = options?.abortSignal ? AbortSignal.any([options.abortSignal, deadline.signal]) : deadline.signal;
-    try {
-      return await send(command, { ...options, abortSignal: signal });
-    } catch (error) {
-      if (deadline.signal.aborted && !options?.abortSignal?.aborted) {
-        throw new DynamoDeadlineError(command.constructor.name.replace(/Command$/, ''), totalTimeoutMs);
-      }
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-  client.send = sendWithDeadline as unknown as Send;
-}
 
 /**
  * A document client that drops `undefined` attributes and keeps numbers as numbers, with deadlines like the
