@@ -5,7 +5,8 @@
  * round: items per second both ways, the CPU per item of the server and of DynamoDB Local (from /proc) during the
  * load and until the work the adds left for later is done (vectors waiting for the graph), and for the last round a CPU
  * profile of the server's main thread by area (self time). Run:
- * `npx tsx bench/add-profile.ts [--rounds=3] [--adds=40] [--keep=<dir>]` (`--keep`: `add.cpuprofile` there).
+ * `npx tsx bench/add-profile.ts [--rounds=3] [--adds=40] [--keep=<dir>]` (`--keep`: `add.cpuprofile` there;
+ * JDK_JAVA_OPTIONS in its environment goes to DynamoDB Local's JVM).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -35,6 +36,8 @@ const server = await startServerChild({
   LOG_LEVEL: 'info',
   AUTH_JWT_SECRET: SECRET,
   NODE_NO_WARNINGS: '1',
+  // DynamoDB Local's JVM options (dynamo-local.ts puts these after its own), for trying them on the same load.
+  ...(process.env.JDK_JAVA_OPTIONS ? { JDK_JAVA_OPTIONS: process.env.JDK_JAVA_OPTIONS } : {}),
 });
 const client = createDocumentClient({ endpoint: server.dynamoEndpoint });
 const fixed = (value: number, digits = 3) => value.toFixed(digits);

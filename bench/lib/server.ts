@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serverEnvironment } from '../../packages/local/src/start.mjs';
 import type { CpuProfile } from './profile-areas.ts';
@@ -50,13 +51,17 @@ export async function stopChild(child: ChildProcess, graceMs: number): Promise<v
   clearTimeout(force);
 }
 
+const stdoutOf = (file: string | undefined) => (file ? openSync(file, 'w') : 'ignore');
+
 export async function startServerChild(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServerChild> {
   const entry = fileURLToPath(new URL('./server-child.ts', import.meta.url));
   const child: ChildProcess = fork(entry, [], {
     execArgv: ['--import', 'tsx', ...nodeFlags],
     // As `npm start` runs it (packages/local/src/start.mjs): with its allocator settings, unless `env` sets them.
     env: serverEnvironment({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }),
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    // BENCH_SERVER_STDOUT=<file>: the server's stdout (its request log, and V8's lines with
+    // BENCH_SERVER_NODE_FLAGS=--trace-gc) into that file, to count the collections a run's areas cost.
+    stdio: ['ignore', stdoutOf(process.env.BENCH_SERVER_STDOUT), 'inherit', 'ipc'],
   });
   const [first] = (await Promise.race([
     once(child, 'message'),
