@@ -14,6 +14,7 @@ import {
 import { createParser } from 'eventsource-parser';
 import { request as undiciRequest } from 'undici';
 import type { TargetGuard } from '../ssrf/index.ts';
+import { splitBaseUrl } from './endpoint.ts';
 import { redirectRefused, UpstreamStatusError, upstreamFailure } from './errors.ts';
 
 export { UpstreamStatusError } from './errors.ts';
@@ -45,12 +46,7 @@ export function createUpstreamModel({
   passthrough: NonNullable<ChatModel['passthrough']>;
   relay: NonNullable<ChatModel['relay']>;
 } {
-  // A base URL may carry a query (Azure's `?api-version=…`): it goes after the endpoint's path, not inside it.
-  const target = guard.checkUrl(baseUrl);
-  const query = target.search;
-  target.search = '';
-  target.hash = '';
-  const base = target.href.replace(/\/+$/, '');
+  const { base, query } = splitBaseUrl(guard.checkUrl(baseUrl));
   const auth: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   const postHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth };
   const getHeaders = { accept: 'application/json', ...auth };

@@ -1,6 +1,7 @@
 import type { Embedder } from '@memgate/core';
 import { MemgateError } from '@memgate/core';
 import { createRetryingFetch, type FetchLike, type RetryOptions } from '../../http-retry/index.ts';
+import { splitBaseUrl } from '../../upstream/endpoint.ts';
 import { inBatches } from '../batches.ts';
 import { normalizeInPlace } from '../normalize.ts';
 
@@ -52,9 +53,8 @@ export function createOpenAIEmbedder({
   }
   // Only text-embedding-3 models accept `dimensions`; other compatible servers may reject the field.
   const requestDimensions = dimension !== undefined && model.startsWith('text-embedding-3');
-  // A base URL may carry a query (Azure's `?api-version=…`): it goes after `/embeddings`, not inside the path.
-  const queryAt = baseUrl.includes('?') ? baseUrl.indexOf('?') : baseUrl.length;
-  const endpoint = `${baseUrl.slice(0, queryAt).replace(/\/+$/, '')}/embeddings${baseUrl.slice(queryAt)}`;
+  const { base, query } = splitBaseUrl(baseUrl);
+  const endpoint = `${base}/embeddings${query}`;
   const send = createRetryingFetch({ ...retry, fetch });
 
   async function embedBatch(texts: string[]): Promise<Float32Array[]> {
