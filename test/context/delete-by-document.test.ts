@@ -105,11 +105,28 @@ describe.each([
     expect(fileNames(left.filter(named))).toEqual(['bo/shared/note-3.txt']);
     expect(fileNames((await visibleIn(h.repository, 'user:ada')).filter(named))).toEqual([]);
 
+    // organization_id null narrows to personal documents, as on add: ada's in the organization stay.
+    const inOrg = (await visibleIn(h.repository, 'org:gull')).filter((r) => r.metadata.file_name === 'note-4.txt');
+    expect(fileNames(inOrg)).toEqual(['ada/shared/note-4.txt', 'bo/shared/note-4.txt']);
+    expect((await h.call('POST', 'delete', ada, { source: 'note-4.txt', organization_id: null })).status).toBe(204);
+    expect(
+      fileNames((await visibleIn(h.repository, 'user:ada')).filter((r) => r.metadata.file_name === 'note-4.txt')),
+    ).toEqual([]);
+    expect(
+      fileNames((await visibleIn(h.repository, 'org:gull')).filter((r) => r.metadata.file_name === 'note-4.txt')),
+    ).toEqual(fileNames(inOrg));
+    // An admin acting for another user reaches no personal records of theirs, with null or without.
+    await addMany(bo, 10, () => 'bo-own');
+    expect(
+      (await h.call('POST', 'delete', admin, { source: 'bo-own', user_id: 'bo', organization_id: null })).status,
+    ).toBe(204);
+    expect(fileNames(await visibleIn(h.repository, 'user:bo'))).toHaveLength(10);
+
     // Narrowed to the organization: ada's personal documents stay.
     expect((await h.call('POST', 'delete', ada, { source: 'shared', ...org })).status).toBe(204);
     left = await visibleIn(h.repository, 'org:gull');
     expect(new Set(left.map((record) => record.user_id))).toEqual(new Set(['bo']));
-    expect(fileNames(await visibleIn(h.repository, 'user:ada'))).toHaveLength(9);
+    expect(fileNames(await visibleIn(h.repository, 'user:ada'))).toHaveLength(8);
 
     // Bo's documents: only through an admin acting for bo.
     expect((await h.call('POST', 'delete', admin, { source: 'shared', ...org })).status).toBe(204);

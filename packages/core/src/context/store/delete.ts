@@ -17,14 +17,30 @@ interface Narrowing {
   tenants: TenantKey[];
 }
 
-/** Whose records a delete may touch: the caller's by default; another user's only with `context:admin`. */
+/**
+ * Whose records a delete may touch: the caller's by default; another user's only with `context:admin`, and only in
+ * an organization they share. `organization_id` narrows to that organization, and `null` to personal records, as
+ * it means on add: never to everything the caller sees, which would delete more than was asked.
+ */
 function narrowing(principal: Principal, input: DeleteInput): Narrowing {
-  requireMembership(principal, input.organization_id);
+  const organizationId = input.organization_id;
+  requireMembership(principal, organizationId);
   const ownerId = input.user_id ?? principal.userId;
-  const orgTenants = input.organization_id != null ? [tenantOf(ownerId, input.organization_id)] : undefined;
-  if (ownerId === principal.userId) return { ownerId, tenants: orgTenants ?? visibleTenants(principal) };
+  if (ownerId === principal.userId) {
+    return {
+      ownerId,
+      tenants: organizationId === undefined ? visibleTenants(principal) : [tenantOf(ownerId, organizationId)],
+    };
+  }
   requireActingFor(principal, ownerId);
-  return { ownerId, tenants: orgTenants ?? principal.orgs.map((org) => tenantOf(ownerId, org)) };
+  if (organizationId === null) return { ownerId, tenants: [] };
+  return {
+    ownerId,
+    tenants:
+      organizationId === undefined
+        ? principal.orgs.map((org) => tenantOf(ownerId, org))
+        : [tenantOf(ownerId, organizationId)],
+  };
 }
 
 /**
