@@ -15,6 +15,7 @@ import { createDocumentClient } from '@memgate/adapters/dynamodb/client';
 import { signLocalToken } from '@memgate/local/token';
 import { addBody } from './lib/corpus.ts';
 import { machineCpuMs, processTreeCpuMs } from './lib/cpu.ts';
+import { passedOnOf } from './lib/env.ts';
 import { closeHttp } from './lib/http.ts';
 import { runLoad } from './lib/load.ts';
 import { selfTimeByArea } from './lib/profile-areas.ts';
@@ -36,8 +37,7 @@ const server = await startServerChild({
   LOG_LEVEL: 'info',
   AUTH_JWT_SECRET: SECRET,
   NODE_NO_WARNINGS: '1',
-  // DynamoDB Local's JVM options (dynamo-local.ts puts these after its own), for trying them on the same load.
-  ...(process.env.JDK_JAVA_OPTIONS ? { JDK_JAVA_OPTIONS: process.env.JDK_JAVA_OPTIONS } : {}),
+  ...passedOnOf(process.env),
 });
 const client = createDocumentClient({ endpoint: server.dynamoEndpoint });
 const fixed = (value: number, digits = 3) => value.toFixed(digits);

@@ -57,18 +57,19 @@ export interface BenchEnv {
   close(): Promise<void>;
 }
 
-/** The MALLOC_* variables of the bench's own environment, for the server process (its environment is explicit). */
 /**
  * The server's settings a run may set in its own environment, passed on for a before/after on the same corpus and
  * machine: `SEARCH_CACHE_MB=0` (search's visibility cache off: every hit's rows read), `LOCAL_MEMORY_SOFT_LIMIT_MB=0`
- * (the server without its memory limit; README "Configuration"), and `BENCH_MEMORY_TRACE=<file>` (diagnosis: the
- * server's memory breakdown every 100 ms into that file, bench/lib/server-child.ts).
+ * (the server without its memory limit; README "Configuration"), `BENCH_MEMORY_TRACE=<file>` (diagnosis: the
+ * server's memory breakdown every 100 ms into that file, bench/lib/server-child.ts), and `JDK_JAVA_OPTIONS` (the JVM
+ * options of a DynamoDB Local the server starts itself, bench/add-profile.ts; dynamo-local.ts puts them after its own).
  */
-const PASSED_ON = ['SEARCH_CACHE_MB', 'LOCAL_MEMORY_SOFT_LIMIT_MB', 'BENCH_MEMORY_TRACE'] as const;
+const PASSED_ON = ['SEARCH_CACHE_MB', 'LOCAL_MEMORY_SOFT_LIMIT_MB', 'BENCH_MEMORY_TRACE', 'JDK_JAVA_OPTIONS'] as const;
 
 export const passedOnOf = (env: NodeJS.ProcessEnv): Record<string, string> =>
   Object.fromEntries(PASSED_ON.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
 
+/** The MALLOC_* variables of the bench's own environment, for the server process (its environment is explicit). */
 export const mallocSettingsOf = (env: NodeJS.ProcessEnv): Record<string, string> =>
   Object.fromEntries(
     Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('MALLOC_') && !!entry[1]),
