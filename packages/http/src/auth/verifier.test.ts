@@ -75,3 +75,37 @@ describe('token verifier: remembering verified tokens', () => {
     expect(second.orgs).toEqual([]);
   });
 });
+
+describe("token verifier: the caller's organizations", () => {
+  const verify = createTokenVerifier({ kind: 'hs256', secret: TEST_SECRET, now: () => START });
+  const tokenWith = (claims: Record<string, unknown>) =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('alice')
+      .setExpirationTime(START / 1000 + 60)
+      .sign(secret);
+
+  it('reads orgs as an array, org_id as one organization, and both together', async () => {
+    await expect(verify(await tokenWith({ orgs: ['acme', 'beta'] }))).resolves.toMatchObject({
+      orgs: ['acme', 'beta'],
+    });
+    await expect(verify(await tokenWith({ org_id: 'acme' }))).resolves.toMatchObject({ orgs: ['acme'] });
+    await expect(verify(await tokenWith({ orgs: ['acme'], org_id: 'beta' }))).resolves.toMatchObject({
+      orgs: ['acme', 'beta'],
+    });
+    await expect(verify(await tokenWith({ orgs: null }))).resolves.toMatchObject({ orgs: [] });
+  });
+
+  it.each([
+    ['orgs as a string', { orgs: 'acme' }, 'orgs'],
+    ['orgs with an entry that is not a string', { orgs: ['acme', 7] }, 'orgs'],
+    ['orgs with an empty entry', { orgs: ['acme', ''] }, 'orgs'],
+    ['org_id that is not a string', { org_id: ['acme'] }, 'org_id'],
+  ])('refuses a token with %s rather than serve it without those organizations', async (_, claims, claim) => {
+    await expect(verify(await tokenWith(claims))).rejects.toMatchObject({
+      kind: 'authentication',
+      code: 'invalid_token',
+      message: expect.stringContaining(`token claim '${claim}' must be`),
+    });
+  });
+});

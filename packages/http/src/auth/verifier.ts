@@ -22,11 +22,30 @@ export function isUsableUserId(sub: unknown): sub is string {
   return typeof sub === 'string' && USER_ID.test(sub);
 }
 
+const isOrganizationId = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+const malformedClaim = (claim: string, shape: string) =>
+  new MemgateError('authentication', 'invalid_token', `token claim '${claim}' must be ${shape}`);
+
+/**
+ * DESIGN.md section 2: `orgs` is an array of organization ids, and a single `org_id` string is also accepted (both
+ * given: both count). Anything else in them (`orgs` as a string, an entry that is not a non-empty string) refuses
+ * the token: dropping what cannot be read would serve the caller without organizations it belongs to.
+ */
 function organizationsOf(payload: JWTPayload): string[] {
-  const orgs = payload.orgs;
-  if (Array.isArray(orgs)) return orgs.filter((org): org is string => typeof org === 'string' && org.length > 0);
-  if (typeof payload.org_id === 'string' && payload.org_id.length > 0) return [payload.org_id];
-  return [];
+  const { orgs, org_id } = payload;
+  const found: string[] = [];
+  if (orgs !== undefined && orgs !== null) {
+    if (!Array.isArray(orgs) || !orgs.every(isOrganizationId)) {
+      throw malformedClaim('orgs', 'an array of organization ids (non-empty strings)');
+    }
+    found.push(...orgs);
+  }
+  if (org_id !== undefined && org_id !== null) {
+    if (!isOrganizationId(org_id)) throw malformedClaim('org_id', 'one organization id (a non-empty string)');
+    found.push(org_id);
+  }
+  return [...new Set(found)];
 }
 
 function scopesOf(payload: JWTPayload): Set<string> {

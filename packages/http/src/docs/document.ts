@@ -11,7 +11,7 @@ const CONFIG = {
     title: 'memgate API',
     version: '1.0.0',
     description:
-      'Context store, OpenAI-compatible completion proxy and streaming chat. Every endpoint needs a bearer JWT (on the local server: `npm run token -- --user alice --orgs acme`).',
+      'Context store, OpenAI-compatible completion proxy and streaming chat. Every endpoint needs a bearer JWT (on the local server: `npm run token -- --user alice --orgs acme`): `sub` the user id, `orgs` an array of organization ids (or `org_id`, one id), `scope` space-separated scopes. A token whose `orgs` or `org_id` has another form (`orgs` as a string, say) is refused with 401.',
   },
   // The host that serves the document (relative: the local server, the AWS API). Without a server the page's code
   // samples had no host (`curl /api/v1/context/add`); the proxy's and the chat's paths name their own on AWS.
