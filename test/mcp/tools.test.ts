@@ -59,6 +59,29 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
     }
   });
 
+  it('leaves out results that match nothing of the query (score 0) unless min_score asks for them', async () => {
+    const client = await clientOf('zora');
+    for (const [fileName, content] of [
+      ['kayak', 'Zora paddles her kayak across the fjord every summer.'],
+      ['ledger', 'Quarterly invoices reconcile against the accounts payable ledger.'],
+    ]) {
+      expect((await callTool(client, 'add_memory', { content, fileName })).isError).toBeFalsy();
+    }
+    const scoresOf = async (extra: Record<string, unknown>) => {
+      const result = await callTool(client, 'search_memory', { query: 'kayak fjord', ...extra });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      return (result.structuredContent as { results: { fileName: string; score: number }[] }).results;
+    };
+    const found = await scoresOf({});
+    expect(found.map((hit) => hit.fileName)).toEqual(['kayak']);
+    expect(found[0]?.score).toBeGreaterThan(0);
+    // The caller's own floor of 0 is the whole band, as on the HTTP search.
+    expect((await scoresOf({ min_score: 0 })).map((hit) => [hit.fileName, hit.score > 0])).toEqual([
+      ['kayak', true],
+      ['ledger', false],
+    ]);
+  }, 60_000);
+
   it('adds a memory, finds it, lists it, deletes it, and then never finds it again', async () => {
     const client = await clientOf('alice');
     const added = await callTool(client, 'add_memory', {

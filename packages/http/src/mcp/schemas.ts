@@ -33,7 +33,9 @@ export const SearchMemoryInput = z.object({
   top_k: SearchBody.shape.top_k.describe(`How many results at most (default ${DEFAULT_TOP_K}, at most 100).`),
   min_score: SearchBody.shape.minimum_similarity_threshold
     .optional()
-    .describe('Leave out results scoring below this relevance, from 0 to 1 (default 0).'),
+    .describe(
+      'Leave out results scoring below this relevance, from 0 to 1. Default: every result that matches the query at all (score above 0); 0 also returns those that match nothing of it.',
+    ),
   organization_id: organizationId.describe("Search only this organization's memories; default: all you can see."),
 });
 export type SearchMemoryInput = z.infer<typeof SearchMemoryInput>;

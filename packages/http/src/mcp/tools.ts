@@ -58,8 +58,13 @@ function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: {
   };
 }
 
-// Searches cover the whole relevance range unless `min_score` raises the floor: the band's ceiling is fixed at 1.
-const FULL_BAND = { similarity_threshold: 1, minimum_similarity_threshold: 0 };
+/**
+ * The band of a search without `min_score`: every result that matches the query at all. A score of 0 means nothing
+ * of the query matched (README "Search score"), which an agent asking to recall never wants; the band is inclusive,
+ * so its floor is the least positive number. The HTTP search has no default: its caller states the band, and a
+ * `min_score` given here (0 too) is taken as stated. The ceiling is fixed at 1.
+ */
+const MATCHING_BAND = { similarity_threshold: 1, minimum_similarity_threshold: Number.MIN_VALUE };
 
 /** DESIGN.md section 5a: the four memory tools. */
 export const MEMORY_TOOLS: readonly MemoryTool[] = [
@@ -95,7 +100,7 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
     async run(store, principal, { query, top_k, min_score, organization_id }) {
       const hits = await store.search(principal, {
         query,
-        ...FULL_BAND,
+        ...MATCHING_BAND,
         ...(min_score === undefined ? {} : { minimum_similarity_threshold: min_score }),
         ...(top_k === undefined ? {} : { top_k }),
         ...(organization_id === undefined ? {} : { organization_id }),
