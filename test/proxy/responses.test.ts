@@ -288,6 +288,22 @@ describe('route B over the operator upstream: tool calls both ways', () => {
     expect(fake.added).toHaveLength(0);
   });
 
+  it('ends a stream whose upstream answered without events with an error event, not an empty completed response', async () => {
+    for (const garbage of ['', '<html>Bad gateway</html>']) {
+      stub.setBehavior({ garbage });
+      const res = await post(`${operator.url}/api/v1/proxy/default/responses`, {
+        model: 'memgate/default',
+        input: 'Weather in Paris?',
+        stream: true,
+      });
+      const events = eventsOf(await res.text());
+      expect(events.map((event) => event.event)).not.toContain('response.completed');
+      expect(events.at(-1)?.data).toMatchObject({ type: 'error', code: 'upstream_invalid_response' });
+    }
+    await operator.background.idle();
+    expect(fake.added).toHaveLength(0);
+  });
+
   it('answers an upstream 429 with its status, a message of its own and only the retry hints', async () => {
     const secret = { error: { message: 'org-operator over quota', type: 'requests', code: 'rate_limit_exceeded' } };
     stub.setBehavior({
@@ -305,5 +321,29 @@ describe('route B over the operator upstream: tool calls both ways', () => {
     expect(res.headers.get('retry-after')).toBe('7');
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/); // ours, not the operator's req_op
     expect(res.headers.get('x-ratelimit-limit-requests')).toBeNull();
+  });
+});
+
+describe('an upstream that sends its headers, then stalls', () => {
+  it('is cut at PROXY_TOTAL_TIMEOUT_MS with 504 upstream_timeout: Responses on both routes, route A models', async () => {
+    const limited = await startProxy({
+      contextStore: fake.store,
+      env: { DEFAULT_MODEL_BASE_URL: stub.url, PROXY_TOTAL_TIMEOUT_MS: '300' },
+    });
+    try {
+      stub.setBehavior({ stallBody: true });
+      const target = `${limited.url}/api/v1/proxy/${stub.url}/${KEY}`;
+      const calls = [
+        post(`${limited.url}/api/v1/proxy/default/responses`, { model: 'memgate/default', input: 'hi' }),
+        post(`${target}/responses`, { model: 'gpt-x', input: 'hi' }),
+        fetch(`${target}/models`, { headers: { authorization: `Bearer ${token}` } }),
+      ];
+      for (const res of await Promise.all(calls)) {
+        expect(res.status).toBe(504);
+        expect(await res.json()).toMatchObject({ error: { type: 'server_error', code: 'upstream_timeout' } });
+      }
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -42,6 +42,8 @@ export interface StubBehavior {
   stallAfterChunks?: number;
   /** After this many content chunks, destroy the socket (mid-stream failure). */
   failAfterChunks?: number;
+  /** Send status 200 and the start of a JSON body, then nothing until the client goes away (a stalled answer). */
+  stallBody?: boolean;
   /** Send this raw text as the body with status 200 (garbage). */
   garbage?: string;
   /** Send a 3xx redirect to this location. */
@@ -153,6 +155,10 @@ export async function startUpstreamStub(
     if (now.error) {
       res.writeHead(now.error.status, { 'content-type': 'application/json', ...now.error.headers });
       res.end(typeof now.error.body === 'string' ? now.error.body : JSON.stringify(now.error.body));
+      return;
+    }
+    if (now.stallBody) {
+      res.writeHead(200, { 'content-type': 'application/json' }).write('{"id":"stalled",');
       return;
     }
     if (now.garbage !== undefined) {

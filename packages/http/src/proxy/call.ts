@@ -52,6 +52,37 @@ export function checkModelCanServe(
   }
 }
 
+/** The answer to a call still unfinished at PROXY_TOTAL_TIMEOUT_MS (DESIGN.md section 4): 504 upstream_timeout. */
+export function overallTimeout(maxDurationMs: number): MemgateError {
+  const seconds = Math.round(maxDurationMs / 1000);
+  return new MemgateError('upstream_timeout', 'upstream_timeout', `upstream did not finish within ${seconds} s`);
+}
+
+/**
+ * Runs `work` (an upstream call and the reading of its answer) within the whole call's time limit: past it the
+ * upstream call is aborted and the caller gets 504 upstream_timeout, rather than waiting on an upstream that sent
+ * its headers and then stalled (the headers alone are bounded by PROXY_UPSTREAM_TIMEOUT_MS).
+ */
+export async function withinTotalTime<T>(
+  upstream: AbortController,
+  maxDurationMs: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    upstream.abort();
+  }, maxDurationMs);
+  try {
+    return await work();
+  } catch (error) {
+    if (timedOut) throw overallTimeout(maxDurationMs);
+    throw error;
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
 /** An AbortController that follows the client: a disconnect aborts the model call. */
 export function followClient(clientSignal: AbortSignal): AbortController {
   const upstream = new AbortController();

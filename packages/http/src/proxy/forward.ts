@@ -5,6 +5,7 @@ import {
   type Principal,
   readBoundedText,
 } from '@memgate/core';
+import { overallTimeout } from './call.ts';
 import { operatorUpstreamError } from './operator-error.ts';
 import { payloadsAsSse } from './sse.ts';
 import { type SseResponder, webSse } from './sse-response.ts';
@@ -74,11 +75,6 @@ function withUpstreamTiming(headers: Record<string, string>, started: number): R
 
 function invalidUpstreamJson(): MemgateError {
   return new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered with invalid JSON');
-}
-
-function overallTimeout(maxDurationMs: number): MemgateError {
-  const seconds = Math.round(maxDurationMs / 1000);
-  return new MemgateError('upstream_timeout', 'upstream_timeout', `upstream did not finish within ${seconds} s`);
 }
 
 /** Sends the prepared request to the model and shapes the HTTP response (raw bytes when the model allows). */

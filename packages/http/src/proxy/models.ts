@@ -1,5 +1,5 @@
 import { type ChatModel, MemgateError, readBoundedText } from '@memgate/core';
-import { followClient, type ProxyCall } from './call.ts';
+import { followClient, type ProxyCall, withinTotalTime } from './call.ts';
 import { forwardedHeaders } from './upstream-headers.ts';
 
 /** When the default model list says the model was created: this process's start, as OpenAI gives no meaning to it. */
@@ -15,11 +15,14 @@ export function listDefaultModels(defaultModelId: string) {
 
 /** Route A's `GET …/models`: the target's list, forwarded as it answered (status, body, the listed headers). */
 export async function listTargetModels(call: ProxyCall, model: ChatModel): Promise<Response> {
-  if (!model.relay) throw new MemgateError('internal', 'internal_error', 'the target cannot list models');
+  const relay = model.relay?.bind(model);
+  if (!relay) throw new MemgateError('internal', 'internal_error', 'the target cannot list models');
   const upstream = followClient(call.clientSignal);
-  const raw = await model.relay({ method: 'GET', path: 'models' }, { signal: upstream.signal });
-  return new Response(await readBoundedText(raw.body), {
-    status: raw.status,
-    headers: { ...forwardedHeaders(raw.headers, 'caller'), 'content-type': raw.contentType },
+  return withinTotalTime(upstream, call.deps.settings.totalTimeoutMs, async function relayModels() {
+    const raw = await relay({ method: 'GET', path: 'models' }, { signal: upstream.signal });
+    return new Response(await readBoundedText(raw.body), {
+      status: raw.status,
+      headers: { ...forwardedHeaders(raw.headers, 'caller'), 'content-type': raw.contentType },
+    });
   });
 }

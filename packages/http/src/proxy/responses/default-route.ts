@@ -1,5 +1,5 @@
-import { type ChatCompletionChunk, isMemgateError } from '@memgate/core';
-import { checkModelCanServe, followClient, type ProxyCall, requireDefaultModel } from '../call.ts';
+import { type ChatCompletionChunk, isMemgateError, MemgateError } from '@memgate/core';
+import { checkModelCanServe, followClient, type ProxyCall, requireDefaultModel, withinTotalTime } from '../call.ts';
 import { prepareMessages } from '../context.ts';
 import { completeChat, streamChat } from './default-model.ts';
 import { responseFromCompletion, responseShell } from './output.ts';
@@ -22,9 +22,12 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
   const prepared = await prepareMessages(deps, deps.logger, call.principal, chat.messages, call.switches);
   const chatRequest = { ...chat, messages: prepared.messages };
   const upstream = followClient(call.clientSignal);
+  const limit = deps.settings.totalTimeoutMs;
 
   if (!request.stream) {
-    const answer = await completeChat(model, chatRequest, upstream.signal, prepared.headers);
+    const answer = await withinTotalTime(upstream, limit, () =>
+      completeChat(model, chatRequest, upstream.signal, prepared.headers),
+    );
     if (!answer.ok) return answer.response;
     const response = responseFromCompletion(responseShell(request, request.model), answer.value);
     const reply = response.output
@@ -34,7 +37,9 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
     return Response.json(response, { headers: { ...prepared.headers, ...answer.headers } });
   }
 
-  const answer = await streamChat(model, chatRequest, upstream.signal, prepared.headers);
+  const answer = await withinTotalTime(upstream, limit, () =>
+    streamChat(model, chatRequest, upstream.signal, prepared.headers),
+  );
   if (!answer.ok) return answer.response;
   const chunks = answer.value;
   async function* events(): AsyncIterable<Uint8Array> {
@@ -48,8 +53,9 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
         const before = stream ? [] : begin(chunk);
         for (const event of [...before, ...(stream?.push(chunk) ?? [])]) yield sseEvent(event);
       }
-      if (!stream) for (const event of begin()) yield sseEvent(event);
-      for (const event of stream?.finish() ?? []) yield sseEvent(event);
+      // A body that held no chunk (an empty stream, a JSON or HTML page) is a broken upstream, not an empty answer.
+      if (!stream) throw noEvents();
+      for (const event of stream.finish()) yield sseEvent(event);
     } catch (error) {
       deps.logger.error('proxy responses stream failed', {
         error: error instanceof Error ? error.message : String(error),
@@ -67,11 +73,15 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
     source: events(),
     abort: () => upstream.abort(),
     keepAliveMs: deps.settings.keepAliveMs,
-    maxDurationMs: deps.settings.totalTimeoutMs,
+    maxDurationMs: limit,
     onEnd: () => {},
     terminate: false,
   };
   return call.respondSse(options, { ...prepared.headers, ...answer.headers, ...SSE_RESPONSE_HEADERS });
+}
+
+function noEvents(): MemgateError {
+  return new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered without events');
 }
 
 function textOf(item: unknown): string {

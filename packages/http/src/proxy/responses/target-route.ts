@@ -1,5 +1,5 @@
 import { type ChatModel, MemgateError, readBoundedText } from '@memgate/core';
-import { followClient, type ProxyCall } from '../call.ts';
+import { followClient, type ProxyCall, withinTotalTime } from '../call.ts';
 import { prepareMessages } from '../context.ts';
 import type { ForwardOptions, StreamFailure } from '../sse.ts';
 import { forwardedHeaders } from '../upstream-headers.ts';
@@ -57,7 +57,8 @@ export async function serveTargetResponses(
   /** The body as the caller wrote it: sent as is when filtering and context changed no `input` message. */
   callerJson: string,
 ): Promise<Response> {
-  if (!model.relay) throw new MemgateError('internal', 'internal_error', 'the target cannot serve the Responses API');
+  const relay = model.relay?.bind(model);
+  if (!relay) throw new MemgateError('internal', 'internal_error', 'the target cannot serve the Responses API');
   const { deps } = call;
   const { messages, itemsOf } = inputToMessages(request.input, false);
   const prepared = await prepareMessages(deps, deps.logger, call.principal, messages, call.switches);
@@ -67,35 +68,42 @@ export async function serveTargetResponses(
     ? { body: { ...request, input: messagesToInput(prepared.messages, itemsOf) } }
     : { body: request, callerJson };
   const upstream = followClient(call.clientSignal);
-  const raw = await model.relay({ method: 'POST', path: 'responses', ...relayed }, { signal: upstream.signal });
-  const headers = { ...prepared.headers, ...forwardedHeaders(raw.headers, 'caller') };
-  if (raw.status >= 400) {
+  const limit = deps.settings.totalTimeoutMs;
+  return withinTotalTime(upstream, limit, async function relayResponses() {
+    const raw = await relay({ method: 'POST', path: 'responses', ...relayed }, { signal: upstream.signal });
+    const headers = { ...prepared.headers, ...forwardedHeaders(raw.headers, 'caller') };
+    if (raw.status >= 400) {
+      const text = await readBoundedText(raw.body);
+      return new Response(text, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });
+    }
+    if (request.stream && raw.contentType.includes('text/event-stream')) {
+      const watcher = streamWatcher();
+      const options: ForwardOptions = {
+        source: raw.body,
+        abort: () => upstream.abort(),
+        keepAliveMs: deps.settings.keepAliveMs,
+        maxDurationMs: limit,
+        onData: watcher.onData,
+        onEnd: (ok) => {
+          if (ok) call.capture(prepared, watcher.reply());
+        },
+        terminate: false,
+        failureEvent: watcher.failure,
+      };
+      return call.respondSse(options, { ...headers, ...SSE_RESPONSE_HEADERS });
+    }
     const text = await readBoundedText(raw.body);
-    return new Response(text, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });
-  }
-  if (request.stream && raw.contentType.includes('text/event-stream')) {
-    const watcher = streamWatcher();
-    const options: ForwardOptions = {
-      source: raw.body,
-      abort: () => upstream.abort(),
-      keepAliveMs: deps.settings.keepAliveMs,
-      maxDurationMs: deps.settings.totalTimeoutMs,
-      onData: watcher.onData,
-      onEnd: (ok) => {
-        if (ok) call.capture(prepared, watcher.reply());
-      },
-      terminate: false,
-      failureEvent: watcher.failure,
-    };
-    return call.respondSse(options, { ...headers, ...SSE_RESPONSE_HEADERS });
-  }
-  const text = await readBoundedText(raw.body);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered with invalid JSON');
-  }
-  call.capture(prepared, replyOf(parsed));
-  return new Response(text, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new MemgateError(
+        'upstream_unavailable',
+        'upstream_invalid_response',
+        'upstream answered with invalid JSON',
+      );
+    }
+    call.capture(prepared, replyOf(parsed));
+    return new Response(text, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+  });
 }
