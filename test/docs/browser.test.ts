@@ -66,5 +66,9 @@ describe('/docs (Scalar)', () => {
     const curls = samples.filter((sample) => sample.startsWith('curl '));
     expect(curls.length).toBeGreaterThan(0);
     for (const curl of curls) expect(curl).toMatch(new RegExp(`^curl '?${server.url}/api/v1/`));
+    // Copied as they stand, they use memory: no sample sends a switch that turns filtering, context or storing off.
+    const proxySamples = curls.filter((curl) => curl.includes('/api/v1/proxy/'));
+    expect(proxySamples.length).toBeGreaterThan(0);
+    for (const curl of proxySamples) expect(curl).not.toMatch(/x-memgate-/i);
   }, 120_000);
 });

@@ -62,8 +62,9 @@ const memgateHeaders = {
   'x-memgate-tokens-saved': { description: 'tokens of the dropped messages', schema: { type: 'integer' as const } },
 };
 
-// Any other value leaves the switch on (as before the routes were declared): documented, never refused.
-const switchHeader = (description: string) => z.string().optional().openapi({ description, example: 'off' });
+// Any other value leaves the switch on (as before the routes were declared): documented, never refused. No example
+// value: the docs page puts an example in every request it shows, and its copied requests would then turn memory off.
+const switchHeader = (description: string) => z.string().optional().openapi({ description });
 const Switches = z.object({
   'x-memgate-filter': switchHeader('off: forward the history unfiltered'),
   'x-memgate-context': switchHeader('off: inject no stored context'),
