@@ -21,7 +21,12 @@ await chat.store.add(erin, {
   documents: [{ fileName: 'kitchen.md', content: 'Coffee beans are kept in the top left cupboard.' }],
 });
 const question = { role: 'user', content: 'Where are the coffee beans kept?' };
-const tools = [{ type: 'function', function: { name: 'open_cupboard', parameters: { type: 'object' } } }];
+const tools = [
+  {
+    type: 'function',
+    function: { name: 'open_cupboard', description: 'Opens one', parameters: { type: 'object' }, strict: true },
+  },
+];
 
 describe('chat on an upstream default model', () => {
   it('sends the persona, the injected context, the history and the tools upstream, and streams its answer', async () => {

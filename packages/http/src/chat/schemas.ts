@@ -16,6 +16,8 @@ export const ChatTool = z
       name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, underscores or dashes'),
       description: z.string().max(10_000).optional(),
       parameters: z.record(z.string(), z.unknown()).optional(),
+      // Structured outputs: the model must then follow `parameters` exactly. Dropped, the model would not be held to it.
+      strict: z.boolean().optional(),
     }),
   })
   .openapi('ChatTool');
