@@ -86,4 +86,23 @@ describe('chat on an upstream default model', () => {
     const request = await disconnected;
     expect(request.path).toContain('/chat/completions');
   });
+
+  it('ends an answer still arriving at PROXY_TOTAL_TIMEOUT_MS with an error event and [DONE], aborting the upstream', async () => {
+    const limited = await startChat({ DEFAULT_MODEL_BASE_URL: stub.url, PROXY_TOTAL_TIMEOUT_MS: '1000' });
+    try {
+      stub.setBehavior({ chunks: ['Beans ', 'are ', 'here'], stallAfterChunks: 1 });
+      const disconnected = stub.nextDisconnect();
+      const read = await readSse(await limited.ask('erin', { chat_history: [question] }));
+      expect(read.data.at(-1)).toBe('[DONE]');
+      const events = jsonEvents(read);
+      expect(events.filter((event) => event.type === 'final_response')).toEqual([]);
+      expect(events.at(-1)).toEqual({
+        content: null,
+        error: { message: 'the answer took longer than 1 s and was cut' },
+      });
+      expect((await disconnected).path).toContain('/chat/completions');
+    } finally {
+      await limited.close();
+    }
+  });
 });

@@ -13,6 +13,8 @@ export interface ChatServices {
   service: ChatService;
   sessions: SessionRepository;
   keepAliveMs: number;
+  /** The longest one answer may take (PROXY_TOTAL_TIMEOUT_MS, as a proxied call: below the function's 5 minutes). */
+  maxDurationMs: number;
 }
 
 /** The streaming chat on the shared context store and the proxy's default model (not a second model client). */
@@ -33,5 +35,10 @@ export function createChatServices(
     contextTopK: config.PROXY_CONTEXT_TOP_K,
     contextMinSimilarity: config.PROXY_CONTEXT_MIN_SIMILARITY,
   });
-  return { service, sessions, keepAliveMs: overrides.keepAliveMs ?? 15_000 };
+  return {
+    service,
+    sessions,
+    keepAliveMs: overrides.keepAliveMs ?? 15_000,
+    maxDurationMs: config.PROXY_TOTAL_TIMEOUT_MS,
+  };
 }

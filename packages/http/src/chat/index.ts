@@ -11,6 +11,11 @@ export interface ChatAreaDeps {
   service: ChatService;
   /** Silence after which a `: keep-alive` comment is sent (default 15 s; tests shorten it). */
   keepAliveMs?: number;
+  /**
+   * The longest one answer's stream may take (PROXY_TOTAL_TIMEOUT_MS). Past it the model call is aborted and the
+   * stream ends with the error event and [DONE], rather than being cut by the function's own timeout with neither.
+   */
+  maxDurationMs?: number;
 }
 
 /**
@@ -19,7 +24,7 @@ export interface ChatAreaDeps {
  */
 export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono<AuthEnv> {
   const app = new OpenAPIHono<AuthEnv>({ defaultHook: throwOnInvalid });
-  const { verifier, service, logger, keepAliveMs = 15_000 } = deps;
+  const { verifier, service, logger, keepAliveMs = 15_000, maxDurationMs = 280_000 } = deps;
   const auth = authenticate({ verifier, scope: 'chat' });
   const onError = (error: unknown) =>
     logger.error('chat stream failed', { error: error instanceof Error ? error.message : String(error) });
@@ -30,7 +35,8 @@ export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono<AuthEn
     const controller = new AbortController();
     const abort = () => controller.abort();
     clientSignalOf(c).addEventListener('abort', abort, { once: true });
-    const body = eventStream({ events: turn.events(controller.signal), abort, keepAliveMs, onError });
+    const events = withinTime(turn.events(controller.signal), controller, maxDurationMs);
+    const body = eventStream({ events, abort, keepAliveMs, onError });
     return new Response(body, { status: 200, headers: SSE_HEADERS });
   });
 
@@ -51,4 +57,29 @@ export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono<AuthEn
 
   app.onError(areaErrorHandler('chat', deps.logger));
   return app;
+}
+
+/**
+ * `events` cut at `maxDurationMs`: the work behind them is aborted, and the failure the stream reports is the time
+ * limit (504's message), not whatever the aborted model call threw.
+ */
+async function* withinTime<T>(
+  events: AsyncGenerator<T>,
+  controller: AbortController,
+  maxDurationMs: number,
+): AsyncGenerator<T> {
+  const seconds = Math.round(maxDurationMs / 1000);
+  const limit = new MemgateError(
+    'upstream_timeout',
+    'upstream_timeout',
+    `the answer took longer than ${seconds} s and was cut`,
+  );
+  const deadline = setTimeout(() => controller.abort(limit), maxDurationMs);
+  try {
+    yield* events;
+  } catch (error) {
+    throw controller.signal.reason === limit ? limit : error;
+  } finally {
+    clearTimeout(deadline);
+  }
 }
