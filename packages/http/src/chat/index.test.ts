@@ -114,7 +114,7 @@ describe('POST /api/v1/chat/generate/stream', () => {
     expect(await response.json()).toEqual({ message: expect.any(String) });
   });
 
-  it("continues the owner's chat, refuses another user's (403) and an unknown one (400) as JSON", async () => {
+  it("continues the owner's chat, starts one for chatId null, refuses another user's (403) and an unknown one (400)", async () => {
     const { app, model } = chatApp({ hits: [] });
     const first = jsonEvents(await readSse(await post(app, ask('First question'))));
     const { chatId } = metadataOf(first);
@@ -128,6 +128,10 @@ describe('POST /api/v1/chat/generate/stream', () => {
     const stranger = await post(app, ask('Let me in', { chatId }), 'mallory');
     expect(stranger.status).toBe(403);
     expect(await stranger.json()).toEqual({ message: expect.any(String) });
+    // null, as clients keep "no chat yet", starts a new chat as leaving chatId out does.
+    const fresh = jsonEvents(await readSse(await post(app, ask('Third question', { chatId: null }))));
+    expect(metadataOf(fresh)).toMatchObject({ title: 'Third question' });
+    expect(metadataOf(fresh).chatId).not.toBe(chatId);
     const unknown = await post(app, ask('Hello', { chatId: 'no-such-chat' }));
     expect(unknown.status).toBe(400);
     expect(await unknown.json()).toEqual({ message: expect.stringContaining('chatId') });

@@ -31,7 +31,8 @@ export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono<AuthEn
 
   app.openapi({ ...generateRoute, middleware: [limitBody(), auth, jsonBody()] }, async function generateStream(c) {
     // Errors up to here (validation, unknown chatId, another user's chat) are JSON; after it they are events.
-    const turn = await service.open(c.var.principal, c.req.valid('json'));
+    const { chatId, ...request } = c.req.valid('json');
+    const turn = await service.open(c.var.principal, chatId == null ? request : { ...request, chatId });
     const controller = new AbortController();
     const abort = () => controller.abort();
     clientSignalOf(c).addEventListener('abort', abort, { once: true });

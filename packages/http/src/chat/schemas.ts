@@ -24,7 +24,8 @@ export const ChatTool = z
 
 export const ChatBody = z
   .object({
-    chatId: z.string().min(1).max(200).optional(),
+    // null as well as leaving it out starts a new chat: clients keep "no chat yet" as null in their state.
+    chatId: z.string().min(1).max(200).nullish(),
     chat_history: z.array(ChatMessage).min(1, 'must hold at least one message').max(500, 'at most 500 messages'),
     persona: z.string().max(10_000).optional(),
     scope: z.enum(['internal', 'external']).optional(),
