@@ -98,11 +98,14 @@ interface Query {
 }
 
 function queryOf(vector: Float32Array, dimension: number): Query {
-  const nonZero: number[] = [];
-  for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) nonZero.push(i);
-  const all = nonZero.length * 2 > dimension;
-  const at = all ? Int32Array.from(vector, (_, i) => i) : Int32Array.from(nonZero);
-  const values = Float32Array.from(at, (i) => vector[i] as number);
+  // Counted first, then filled by index: `Int32Array.from` of a list walked an iterator (~20 KiB a proxied request).
+  let nonZero = 0;
+  for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) nonZero++;
+  const all = nonZero * 2 > dimension;
+  const at = new Int32Array(all ? vector.length : nonZero);
+  for (let i = 0, j = 0; i < vector.length; i++) if (all || vector[i] !== 0) at[j++] = i;
+  const values = new Float32Array(at.length);
+  for (let j = 0; j < at.length; j++) values[j] = vector[at[j] as number] as number;
   return { at, values, count: at.length, inverse: inverseNormOf(vector, 0, vector.length) };
 }
 

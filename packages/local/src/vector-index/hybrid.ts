@@ -96,15 +96,16 @@ function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[
   const { count, scores: lexical } = fusion.lexical;
   const { slots, count: looked } = candidatesOf(fusion);
   // Fused scores in the order they were computed (dense top first): ties keep that order when ranked.
-  const fused: Fused[] = [];
+  const fused = fusing;
+  fused.clear();
   const chosen = store.marks;
-  for (const match of dense) {
-    const slot = store.idToSlot.get(match.id) as number;
-    chosen[slot] = 1;
-    const value = attribution(slot) * ((1 - weight) * match.score + weight * (lexical[slot] as number));
-    fused.push({ slot, value, high: value });
-  }
   try {
+    for (const match of dense) {
+      const slot = store.idToSlot.get(match.id) as number;
+      chosen[slot] = 1;
+      const value = attribution(slot) * ((1 - weight) * match.score + weight * (lexical[slot] as number));
+      fused.push(slot, value, value);
+    }
     const best = new TopScores(topK, fused);
     const cosine = cosineBounds(store, query.vector);
     const fusedOf = (slot: number, cos: number) =>
@@ -112,16 +113,18 @@ function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[
     const score = (slot: number) => {
       chosen[slot] = 1;
       cosine.bound(slot);
-      const entry = { slot, value: fusedOf(slot, cosine.low), high: fusedOf(slot, cosine.high) };
-      fused.push(entry);
-      best.offer(entry);
+      const value = fusedOf(slot, cosine.low);
+      const high = fusedOf(slot, cosine.high);
+      fused.push(slot, value, high);
+      best.offer(value, high);
     };
     /** Makes exact every entry that could be at or above the top's last; returns the top's exact last. */
     const settle = () => {
       const floor = best.floor;
-      for (const entry of fused) {
-        if (entry.high >= floor && entry.value !== entry.high) {
-          entry.value = entry.high = fusedOf(entry.slot, cosine.exact(entry.slot));
+      const { values, highs } = fused;
+      for (let i = 0; i < fused.count; i++) {
+        if ((highs[i] as number) >= floor && values[i] !== highs[i]) {
+          values[i] = highs[i] = fusedOf(fused.slots[i] as number, cosine.exact(fused.slots[i] as number));
         }
       }
       best.reset(fused);
@@ -147,12 +150,54 @@ function fuse(store: NamespaceStore, query: VectorQuery, fusion: Fusion): Fused[
       }
       score(slot);
     }
-    settle(); // the entries left inexact are below `topK` exact ones: they sort after them
+    // The entries left inexact are below `topK` exact ones, and so is any under the top's exact last: only those at
+    // or above it can be ranked into the top (all of them when fewer than `topK` were scored).
+    const last = settle();
+    const ranked: Fused[] = [];
+    for (let i = 0; i < fused.count; i++) {
+      const value = fused.values[i] as number;
+      if (value >= last) ranked.push({ slot: fused.slots[i] as number, value, high: fused.highs[i] as number });
+    }
+    return ranked.sort((a, b) => b.value - a.value).slice(0, topK);
   } finally {
-    for (const { slot } of fused) chosen[slot] = 0;
+    for (let i = 0; i < fused.count; i++) chosen[fused.slots[i] as number] = 0;
   }
-  return fused.sort((a, b) => b.value - a.value).slice(0, topK);
 }
+
+/**
+ * The entries fusion scores, in the order it scores them: slot and fused score's bounds, in arrays reused from
+ * search to search (fusion runs to its end synchronously), where an object per entry was most of what it allocated.
+ */
+class FusedScores {
+  slots = new Int32Array(64);
+  values = new Float64Array(64);
+  highs = new Float64Array(64);
+  count = 0;
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  push(slot: number, value: number, high: number): void {
+    if (this.count === this.slots.length) {
+      const slots = new Int32Array(2 * this.count);
+      slots.set(this.slots);
+      this.slots = slots;
+      const values = new Float64Array(2 * this.count);
+      values.set(this.values);
+      this.values = values;
+      const highs = new Float64Array(2 * this.count);
+      highs.set(this.highs);
+      this.highs = highs;
+    }
+    this.slots[this.count] = slot;
+    this.values[this.count] = value;
+    this.highs[this.count] = high;
+    this.count++;
+  }
+}
+
+const fusing = new FusedScores();
 
 /**
  * The lexical matches fusion looks at, in slot order: with a `limit`, only those scoring at least the match's
@@ -218,7 +263,10 @@ function bestByLexical(
     if (kept.length >= limit && value <= lowest) continue;
     let at = kept.length;
     while (at > 0 && (lexical[kept[at - 1] as number] as number) < value) at--;
-    kept.splice(at, 0, slot);
+    // In place of splice, which returns a new (empty) array each time.
+    kept.push(slot);
+    for (let i = kept.length - 1; i > at; i--) kept[i] = kept[i - 1] as number;
+    kept[at] = slot;
     if (kept.length > limit) kept.pop();
     if (kept.length >= limit) lowest = lexical[kept[kept.length - 1] as number] as number;
   }
@@ -227,37 +275,47 @@ function bestByLexical(
 
 /**
  * The `size` highest lower bounds and the `size` highest upper bounds of the scores seen: `floor` and `highFloor` are
- * the lowest of each once there are `size` (else −∞), so the top's exact last lies between them.
+ * the lowest of each once there are `size` (else −∞), so the top's exact last lies between them. Held in two fixed
+ * arrays, highest first: `reset` runs at every settle, and sorting copies of every entry's scores there made most
+ * of what fusion allocated.
  */
 class TopScores {
-  private lows: number[] = [];
-  private highs: number[] = [];
+  private readonly lows: Float64Array;
+  private readonly highs: Float64Array;
+  private held = 0;
+  private highsHeld = 0;
   constructor(
     private readonly size: number,
-    initial: readonly Fused[],
+    initial: FusedScores,
   ) {
+    this.lows = new Float64Array(size);
+    this.highs = new Float64Array(size);
     this.reset(initial);
   }
   get floor(): number {
-    return this.lows.length >= this.size ? (this.lows.at(-1) as number) : Number.NEGATIVE_INFINITY;
+    return this.held >= this.size ? (this.lows[this.size - 1] as number) : Number.NEGATIVE_INFINITY;
   }
   get highFloor(): number {
-    return this.highs.length >= this.size ? (this.highs.at(-1) as number) : Number.NEGATIVE_INFINITY;
+    return this.highsHeld >= this.size ? (this.highs[this.size - 1] as number) : Number.NEGATIVE_INFINITY;
   }
-  reset(entries: readonly Fused[]): void {
-    const top = (values: number[]) => values.sort((a, b) => b - a).slice(0, this.size);
-    this.lows = top(entries.map((entry) => entry.value));
-    this.highs = top(entries.map((entry) => entry.high));
+  reset(entries: FusedScores): void {
+    this.held = this.highsHeld = 0;
+    for (let i = 0; i < entries.count; i++) this.offer(entries.values[i] as number, entries.highs[i] as number);
   }
-  offer(entry: Fused): void {
-    this.insert(this.lows, entry.value);
-    this.insert(this.highs, entry.high);
+  offer(value: number, high: number): void {
+    this.held = insert(this.lows, this.held, value);
+    this.highsHeld = insert(this.highs, this.highsHeld, high);
   }
-  private insert(scores: number[], score: number): void {
-    if (scores.length >= this.size && score <= (scores.at(-1) as number)) return;
-    let at = scores.findIndex((other) => other < score);
-    if (at < 0) at = scores.length;
-    scores.splice(at, 0, score);
-    if (scores.length > this.size) scores.pop();
-  }
+}
+
+/** Puts `score` into `scores` (its first `held` highest first) if it is among the highest; returns how many are held. */
+function insert(scores: Float64Array, held: number, score: number): number {
+  const size = scores.length;
+  if (held >= size && score <= (scores[size - 1] as number)) return held;
+  let at = 0;
+  while (at < held && (scores[at] as number) >= score) at++;
+  const kept = Math.min(held + 1, size);
+  for (let i = kept - 1; i > at; i--) scores[i] = scores[i - 1] as number;
+  scores[at] = score;
+  return kept;
 }

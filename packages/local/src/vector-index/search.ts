@@ -134,40 +134,92 @@ function exactScan(
   matches: SlotTest,
 ): VectorMatch[] {
   const cosine = cosineBounds(store, vector);
-  let scored: Bounded[] = [];
+  const held = scan;
+  let count = 0;
   // Cut back to those that can still reach the top whenever enough are held: a 100k-slot scan (no graph) neither
   // sorts nor holds them all. A later slot whose upper bound is at most the `topK`-th best lower bound is dropped:
   // at least `topK` earlier ones score as much, and a stable sort ranks them first.
   let floor = Number.NEGATIVE_INFINITY;
   let cutAt = 4 * topK + 64;
+  held.reserve(cutAt);
   for (const slot of slots) {
     if (store.slots[slot] === undefined || !matches(slot)) continue;
     cosine.bound(slot);
     if (cosine.high <= floor) continue;
-    scored.push({ slot, score: cosine.low, high: cosine.high });
-    if (scored.length >= cutAt) {
-      floor = lowestOfTop(scored, topK);
-      scored = scored.filter((entry) => entry.high >= floor);
-      cutAt = Math.max(cutAt, 2 * scored.length);
+    held.slots[count] = slot;
+    held.lows[count] = cosine.low;
+    held.highs[count] = cosine.high;
+    count++;
+    if (count >= cutAt) {
+      floor = held.lowestOfTop(count, topK);
+      count = held.keepReaching(count, floor);
+      cutAt = Math.max(cutAt, 2 * count);
+      held.reserve(cutAt);
     }
   }
-  const last = scored.length >= topK ? lowestOfTop(scored, topK) : Number.NEGATIVE_INFINITY;
-  for (const entry of scored) {
-    if (entry.high >= last && entry.score !== entry.high) entry.score = entry.high = cosine.exact(entry.slot);
+  const last = count >= topK ? held.lowestOfTop(count, topK) : Number.NEGATIVE_INFINITY;
+  // Those whose interval reaches `last`, made exact: at least `topK` of them score `last` or more, so the others
+  // (below it) cannot be in the top and are left out before ranking.
+  const scored: Scored[] = [];
+  for (let i = 0; i < count; i++) {
+    if ((held.highs[i] as number) < last) continue;
+    const slot = held.slots[i] as number;
+    const low = held.lows[i] as number;
+    scored.push({ slot, score: low === held.highs[i] ? low : cosine.exact(slot) });
   }
   return ranked(store, scored, topK);
 }
 
-/** The `topK`-th highest lower bound of `scored` (it holds at least `topK`). */
-function lowestOfTop(scored: readonly Bounded[], topK: number): number {
-  const lows = scored.map((entry) => entry.score).sort((a, b) => b - a);
-  return lows[topK - 1] as number;
+/**
+ * The slots an exact scan holds with their cosine intervals, in scan order, in arrays reused from scan to scan (a
+ * scan runs to its end synchronously): an object per slot was most of what a context search allocated.
+ */
+class ScanBuffers {
+  slots = new Int32Array(0);
+  lows = new Float64Array(0);
+  highs = new Float64Array(0);
+  private sorted = new Float64Array(0);
+
+  /** Room for `count` slots, what is held kept. */
+  reserve(count: number): void {
+    if (count <= this.slots.length) return;
+    const size = Math.max(count, 2 * this.slots.length);
+    const grown = (from: Float64Array) => {
+      const into = new Float64Array(size);
+      into.set(from);
+      return into;
+    };
+    const slots = new Int32Array(size);
+    slots.set(this.slots);
+    this.slots = slots;
+    this.lows = grown(this.lows);
+    this.highs = grown(this.highs);
+    this.sorted = new Float64Array(size);
+  }
+
+  /** The `topK`-th highest lower bound of the first `count` held (there are at least `topK`). */
+  lowestOfTop(count: number, topK: number): number {
+    const sorted = this.sorted.subarray(0, count);
+    sorted.set(this.lows.subarray(0, count));
+    sorted.sort(); // ascending
+    return sorted[count - topK] as number;
+  }
+
+  /** Keeps, in order, those of the first `count` whose upper bound reaches `floor`; returns how many. */
+  keepReaching(count: number, floor: number): number {
+    let kept = 0;
+    for (let i = 0; i < count; i++) {
+      if ((this.highs[i] as number) < floor) continue;
+      this.slots[kept] = this.slots[i] as number;
+      this.lows[kept] = this.lows[i] as number;
+      this.highs[kept] = this.highs[i] as number;
+      kept++;
+    }
+    return kept;
+  }
 }
 
-/** A scored slot whose cosine lies in [score, high] (exact once they are equal). */
-interface Bounded extends Scored {
-  high: number;
-}
+const scan = new ScanBuffers();
 
 interface Scored {
   slot: number;
