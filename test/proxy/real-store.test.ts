@@ -125,4 +125,39 @@ describe('proxy route B on the real context store', () => {
     const lastChunk = records.find((record) => record._id === stored?.children_context_nodes.at(-1));
     expect(lastChunk?.text.endsWith(`\n\nAssistant: ${reply}`)).toBe(true);
   });
+
+  it('stores a question asked again with the same answer once, so it never crowds out the document that answers it', async () => {
+    const principal: Principal = { userId: 'gina', orgs: [], scopes: new Set(['context:read', 'context:write']) };
+    const store = services.context.store;
+    await store.add(principal, {
+      documents: [{ fileName: 'plan.md', content: 'The launch is planned for March. Budget owner: Dana.' }],
+    });
+    const client = new OpenAI({
+      baseURL: `http://127.0.0.1:${port}/api/v1/proxy/default`,
+      apiKey: await tokenFor('gina', { scope: 'proxy' }),
+      maxRetries: 0,
+    });
+    const ask = () =>
+      client.chat.completions.create({
+        model: 'memgate/default',
+        messages: [{ role: 'user', content: 'When is the launch?' }],
+      });
+    // Two at once (one capture batch: an add takes the same document twice as one), then one by one.
+    await Promise.all([ask(), ask()]);
+    await background.idle();
+    for (let turn = 0; turn < 5; turn += 1) {
+      expect((await ask()).choices[0]?.message.content).toBe('The launch is planned for March.');
+      await background.idle();
+    }
+    const docs = await store.viewDocs(principal, { context_type: 'conversation' });
+    expect(docs.items).toHaveLength(1);
+    // What the proxy injects (its top 5) still holds the document itself.
+    const hits = await store.search(principal, {
+      query: 'When is the launch?',
+      similarity_threshold: 1,
+      minimum_similarity_threshold: 0.1,
+      top_k: 5,
+    });
+    expect(hits.map((hit) => hit.fileName)).toContain('plan.md');
+  });
 });

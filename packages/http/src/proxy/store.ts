@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type AddInput, MAX_DOCUMENT_CHARS, MAX_DOCUMENTS, MemgateError, type Principal } from '@memgate/core';
 import type { Logger } from '../observability/logger.ts';
 import { type BatchQueue, type BatchTiming, createBatchQueue, DEFAULT_BATCH_TIMING } from './capture-queue.ts';
@@ -6,15 +7,23 @@ import type { ProxyAreaDeps } from './deps.ts';
 import { createBackgroundWork } from './deps.ts';
 
 /**
- * One accepted exchange: who asked, the context it was given (`sources`), its text and the file name it is stored
- * under (fixed at acceptance). Nothing else of the request: its messages must not stay in memory while the capture
- * waits for its batch.
+ * One accepted exchange: who asked, the context it was given (`sources`) and its text. Nothing else of the request:
+ * its messages must not stay in memory while the capture waits for its batch.
  */
 interface Capture {
   principal: Principal;
   sources: readonly string[];
   content: string;
-  fileName: string;
+}
+
+/**
+ * An exchange's file name, from what it holds: the same exchange again is the same document (an add is idempotent
+ * by owner, organization, source, name and content). Named by time, a question asked five times was five records,
+ * and they filled every injected slot, pushing out the document that answers it. Hashed when the batch is stored,
+ * off the response's path (an exchange may be a megabyte).
+ */
+function exchangeFileName(content: string): string {
+  return `conversation-${createHash('sha256').update(content).digest('hex').slice(0, 16)}.txt`;
 }
 
 /** How a failed store is retried (as the adapters retry a failed HTTP call: exponential backoff, full jitter). */
@@ -147,9 +156,9 @@ export function createExchangeStore(
     }
     for (const { principal, place, captures } of groups.values()) {
       for (let start = 0; start < captures.length; start += MAX_DOCUMENTS) {
-        const documents = captures.slice(start, start + MAX_DOCUMENTS).map(({ content, fileName }) => ({
+        const documents = captures.slice(start, start + MAX_DOCUMENTS).map(({ content }) => ({
           content,
-          fileName,
+          fileName: exchangeFileName(content),
           fileType: 'text/plain',
         }));
         await storeGroup(principal, {
@@ -177,12 +186,7 @@ export function createExchangeStore(
       // An add takes at most MAX_DOCUMENT_CHARS a document: a longer question is cut (the reply already is, at
       // 100,000 characters) rather than the whole exchange refused and lost.
       const room = MAX_DOCUMENT_CHARS - reply.length - EXCHANGE_LABEL_CHARS;
-      queue.accept({
-        principal,
-        sources,
-        content: `User: ${question.slice(0, room)}\n\nAssistant: ${reply}`,
-        fileName: `conversation-${new Date().toISOString()}.txt`,
-      });
+      queue.accept({ principal, sources, content: `User: ${question.slice(0, room)}\n\nAssistant: ${reply}` });
     },
     room: () => queue.room(),
   };
