@@ -184,6 +184,27 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
     expect(errorText(await callTool(writer, 'delete_memory', { source: 'x' }))).toContain("'context:delete'");
   });
 
+  it('takes an optional argument sent as null (as strict tool schemas have agents send it) as left out', async () => {
+    const client = await clientOf('nell');
+    const added = await callTool(client, 'add_memory', {
+      content: 'Nell waters the ferns on Sundays.',
+      fileName: null,
+      organization_id: null,
+      metadata: null,
+    });
+    expect(added.isError, JSON.stringify(added.content)).toBeFalsy();
+    const unset = { top_k: null, min_score: null, organization_id: null };
+    expect(await fileNamesFound(client, 'when are the ferns watered', unset)).toEqual(['untitled']);
+    expect(await documentNames(client, { organization_id: null, cursor: null })).toEqual(['untitled']);
+    const deleted = await callTool(client, 'delete_memory', { source: 'untitled', by_id: null });
+    expect(deleted).toMatchObject({ structuredContent: { deleted: true } });
+    expect(await documentNames(client)).toEqual([]);
+    // A required argument is still required: null is refused, naming it.
+    const refused = await callTool(client, 'search_memory', { query: null });
+    expect(refused.isError).toBe(true);
+    expect(errorText(refused)).toMatch(/^query: /);
+  });
+
   it('answers invalid arguments with an error result naming the argument, and stores nothing', async () => {
     const client = await clientOf('ivan');
     const cases: [string, Record<string, unknown>, RegExp][] = [

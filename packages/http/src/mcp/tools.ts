@@ -34,6 +34,11 @@ function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: {
   run(store: ContextStore, principal: Principal, input: z.output<I>): Promise<z.input<O>>;
 }): MemoryTool {
   const { name, title, description, scope, annotations, input, output, run } = tool;
+  const optional = new Set(
+    Object.entries(input.shape as Record<string, z.ZodType>)
+      .filter(([, field]) => field.safeParse(undefined).success)
+      .map(([key]) => key),
+  );
   let definition: Tool | undefined;
   return {
     name,
@@ -50,12 +55,22 @@ function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: {
     },
     async call(store, principal, args) {
       requireScope(principal, scope);
-      const parsed = input.safeParse(args);
+      const parsed = input.safeParse(withoutNullOptionals(args, optional));
       if (!parsed.success) throw fromZodError(parsed.error);
       // Parsed against the declared output schema, so what a client validates never carries an undeclared field.
       return output.parse(await run(store, principal, parsed.data)) as Record<string, unknown>;
     },
   };
+}
+
+/**
+ * `args` without the optional arguments sent as null: agents often send null for one they leave unset (OpenAI's
+ * strict tool schemas make every argument required and nullable, and models fill the unset ones with null), and
+ * that means what leaving it out means. A required argument sent as null is still refused by its schema.
+ */
+function withoutNullOptionals(args: unknown, optional: ReadonlySet<string>): unknown {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  return Object.fromEntries(Object.entries(args).filter(([key, value]) => value !== null || !optional.has(key)));
 }
 
 /**
