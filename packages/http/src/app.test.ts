@@ -19,6 +19,13 @@ describe('the service app', () => {
     expect(await proxy.json()).toMatchObject({ error: { type: 'not_found_error' } });
   });
 
+  it('answers a context route asked with another method with 405 and Allow, in the whole app too', async () => {
+    const res = await app.request('/api/v1/context/search', { method: 'GET' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(await res.json()).toMatchObject({ error: 'method_not_allowed' });
+  });
+
   it('serves an OpenAPI 3.1 document and a reference page', async () => {
     const doc = (await (await app.request('/api/v1/openapi.json')).json()) as { openapi: string };
     expect(doc.openapi).toBe('3.1.0');

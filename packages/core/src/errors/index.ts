@@ -5,7 +5,9 @@ export type ErrorKind =
   | 'invalid_user'
   | 'permission'
   | 'not_found'
+  | 'method_not_allowed'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'upstream_unavailable'
   | 'upstream_timeout'
   | 'internal';

@@ -39,6 +39,7 @@ export const errors = {
   400: json(ContextError, 'invalid input; `response` names the field'),
   401: json(ContextError, 'missing, invalid or expired token'),
   403: json(ContextError, 'missing scope, or acting outside your user or organizations'),
+  405: json(ContextError, "another method than the route's, before any token check; `Allow` names the route's"),
   413: json(ContextError, 'body over 6 MB'),
   500: json(ContextError, 'internal error'),
 };
