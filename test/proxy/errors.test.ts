@@ -107,6 +107,28 @@ describe('proxy errors (DESIGN.md section 4)', () => {
     },
   );
 
+  it('415 for a body declared as text/plain, in the OpenAI shape, before calling the target; none declared is JSON', async () => {
+    const body = JSON.stringify({ model: 'm', messages: userMessages });
+    const url = `${proxy.url}/api/v1/proxy/${stub.url}/${KEY}/chat/completions`;
+    const plain = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body });
+    expect(plain.status).toBe(415);
+    expect(await plain.json()).toEqual({
+      error: {
+        message: 'Content-Type text/plain is not JSON; send the body as application/json',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'unsupported_media_type',
+      },
+    });
+    expect(stub.requests).toHaveLength(0);
+    const untyped = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: new TextEncoder().encode(body),
+    });
+    expect(untyped.status).toBe(200);
+  });
+
   it('401 invalid_token without a token, 403 insufficient_scope without the proxy scope', async () => {
     const missing = await post({ model: 'm', messages: userMessages }, { auth: '' });
     expect(missing.status).toBe(401);

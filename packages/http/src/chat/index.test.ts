@@ -107,6 +107,19 @@ describe('POST /api/v1/chat/generate/stream', () => {
     expect(await unscoped.json()).toEqual({ message: expect.stringContaining('chat') });
   });
 
+  it('refuses a body declared as text/plain with 415 as JSON, before any stream', async () => {
+    const { app } = chatApp();
+    const response = await app.request('/api/v1/chat/generate/stream', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await tokenFor('alice', { scope: 'chat' })}`, 'content-type': 'text/plain' },
+      body: JSON.stringify(ask('x')),
+    });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({
+      message: 'Content-Type text/plain is not JSON; send the body as application/json',
+    });
+  });
+
   it('refuses a body over 6 MB with 413', async () => {
     const { app } = chatApp();
     const response = await post(app, ask('x'.repeat(6 * 1024 * 1024 + 10)));

@@ -34,6 +34,7 @@ export const generateRoute = createRoute({
     200: stream('thinking_update events, one final_response, one metadata, then data: [DONE]'),
     400: json(ChatError, 'invalid request, or an unknown chatId'),
     413: json(ChatError, 'body over 6 MB'),
+    415: json(ChatError, 'a body declared as another type than JSON (none declared is read as JSON)'),
     ...errors,
   },
 });

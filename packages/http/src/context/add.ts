@@ -2,8 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { MAX_DOCUMENT_CHARS, MAX_DOCUMENTS } from '@memgate/core';
 import {
   BooleanLike,
+  bodyErrors,
   ContextType,
-  errors,
   json,
   Scope,
   type ServeContextRoute,
@@ -96,7 +96,7 @@ export const addRoute = createRoute({
       required: true,
     },
   },
-  responses: { 201: json(AddResponse, 'documents added and searchable'), ...errors },
+  responses: { 201: json(AddResponse, 'documents added and searchable'), ...bodyErrors },
 });
 
 /** POST /api/v1/context/add. */

@@ -43,6 +43,11 @@ export const errors = {
   413: json(ContextError, 'body over 6 MB'),
   500: json(ContextError, 'internal error'),
 };
+/** A route that reads a JSON body also refuses one declared as another type. */
+export const bodyErrors = {
+  ...errors,
+  415: json(ContextError, 'a body declared as another type than JSON (none declared is read as JSON)'),
+};
 export const tags = ['context'];
 
 /**

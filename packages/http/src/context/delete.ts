@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { errors, type ServeContextRoute, tags, withBody } from './common.ts';
+import { bodyErrors, type ServeContextRoute, tags, withBody } from './common.ts';
 
 export const DeleteBody = z
   .object({
@@ -22,7 +22,7 @@ export const deleteRoute = createRoute({
   request: {
     body: { content: { 'application/json': { schema: DeleteBody, example: { source: 'plan.md' } } }, required: true },
   },
-  responses: { 204: { description: 'deleted (or nothing matched)' }, ...errors },
+  responses: { 204: { description: 'deleted (or nothing matched)' }, ...bodyErrors },
 });
 
 /** POST /api/v1/context/delete. */

@@ -54,10 +54,40 @@ describe('context routes', () => {
     const response = await app.request('/api/v1/context/add', {
       method: 'POST',
       headers: { authorization: `Bearer ${await tokenFor('u1', { scope: 'context:write' })}` },
-      body: JSON.stringify({ documents: [{ content: 'x' }], chained: 'false' }),
+      // Bytes: a string body would be given `text/plain` by the Request itself.
+      body: new TextEncoder().encode(JSON.stringify({ documents: [{ content: 'x' }], chained: 'false' })),
     });
     expect(response.status).toBe(201);
     expect(seen).toBe(false);
+  });
+
+  it.each([
+    ['text/plain;charset=UTF-8', 'text/plain'],
+    ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
+  ])('refuse a body declared as %s with 415 in the context format, storing nothing', async (type, shown) => {
+    const app = appWith({ add: () => Promise.reject(new Error('must not be called')) });
+    const response = await app.request('/api/v1/context/add', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await tokenFor('u1', { scope: 'context:write' })}`, 'content-type': type },
+      body: JSON.stringify({ documents: [{ content: 'x' }] }),
+    });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({
+      response: `Content-Type ${shown} is not JSON; send the body as application/json`,
+      error: 'unsupported_media_type',
+    });
+  });
+
+  it('read a body declared as a JSON type with parameters or a +json suffix', async () => {
+    const app = appWith({ add: async () => ({ contextIds: [], documents: [] }) });
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json']) {
+      const response = await app.request('/api/v1/context/add', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await tokenFor('u1', { scope: 'context:write' })}`, 'content-type': type },
+        body: JSON.stringify({ documents: [{ content: 'x' }] }),
+      });
+      expect(response.status, type).toBe(201);
+    }
   });
 
   it.each([
@@ -85,7 +115,10 @@ describe('context routes', () => {
     const app = appWith({});
     const response = await app.request(path, {
       method,
-      headers: { authorization: `Bearer ${await tokenFor('u1', { scope: 'context:write context:read' })}` },
+      headers: {
+        authorization: `Bearer ${await tokenFor('u1', { scope: 'context:write context:read' })}`,
+        ...(fields ? { 'content-type': 'application/json' } : {}),
+      },
       ...(fields ? { body: JSON.stringify({ documents: [{ content: 'x' }], ...fields }) } : {}),
     });
     expect(response.status).toBe(400);

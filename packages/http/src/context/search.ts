@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { DEFAULT_TOP_K, MAX_QUERY_CHARS, MAX_TOP_K } from '@memgate/core';
-import { errors, json, Scope, type ServeContextRoute, tags, withBody } from './common.ts';
+import { bodyErrors, json, Scope, type ServeContextRoute, tags, withBody } from './common.ts';
 
 export const SearchBody = z
   .object({
@@ -51,7 +51,7 @@ export const searchRoute = createRoute({
       required: true,
     },
   },
-  responses: { 202: json(SearchResponse, 'results, best first, at most top_k'), ...errors },
+  responses: { 202: json(SearchResponse, 'results, best first, at most top_k'), ...bodyErrors },
 });
 
 /** POST /api/v1/context/search. */

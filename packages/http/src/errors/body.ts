@@ -1,4 +1,4 @@
-import { giveWay, invalid } from '@memgate/core';
+import { giveWay, invalid, MemgateError } from '@memgate/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyTooLarge, readBodyBytes, readBodyText, requestHeader } from '../request/index.ts';
 import { tooDeepFieldOf } from './json-depth.ts';
@@ -40,6 +40,28 @@ export const MAX_JSON_DEPTH = 64;
 
 const LARGE_BODY_CHARS = 256 * 1024;
 
+/** `application/json`, or a JSON-based type (`application/problem+json`), parameters such as charset aside. */
+export const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+/**
+ * Every body the API reads is JSON (spec: "All bodies are JSON unless stated otherwise"). A body declared as
+ * something else (`text/plain`, a form, `curl -d` without a JSON Content-Type) is a 415 saying what to send, not
+ * read as JSON anyway: its sender said it is not. A body with no Content-Type is read as JSON (no client of the
+ * OpenAI format sends one without it: the OpenAI SDKs, LangChain and the Vercel AI SDK send application/json).
+ * One header read and a short match: nothing that grows with the request.
+ */
+function requireJsonMediaType(c: Context): void {
+  const declared = requestHeader(c, 'content-type');
+  if (declared === undefined) return;
+  const mediaType = (declared.split(';')[0] as string).trim();
+  if (mediaType === '' || JSON_MEDIA_TYPE.test(mediaType)) return;
+  throw new MemgateError(
+    'unsupported_media_type',
+    'unsupported_media_type',
+    `Content-Type ${mediaType.slice(0, 100)} is not JSON; send the body as application/json`,
+  );
+}
+
 /** Parses the JSON body; malformed JSON, nesting deeper than MAX_JSON_DEPTH or a non-object is a 400 naming it. */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
   return (await readJsonText(c)).value;
@@ -50,6 +72,7 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
  * a proxy that forwards the caller's JSON as written when it changes nothing in it.
  */
 export async function readJsonText(c: Context): Promise<{ text: string; value: Record<string, unknown> }> {
+  requireJsonMediaType(c);
   const text = await readBodyText(c, MAX_BODY_BYTES);
   if (text.trim() === '') throw invalid('request body is empty; expected a JSON object', 'body');
   // Depth is read from the text, before parsing, in slices (json-depth.ts).

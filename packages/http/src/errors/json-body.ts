@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { readJsonObject } from './body.ts';
+import { JSON_MEDIA_TYPE, readJsonObject } from './body.ts';
 
 /**
  * What the library's validator should see instead of the whole body (e.g. one message standing in for 100,000
@@ -7,14 +7,12 @@ import { readJsonObject } from './body.ts';
  */
 export type PrepareBody = (body: Record<string, unknown>, c: Context) => Promise<Record<string, unknown>>;
 
-const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
-
 /**
  * Route middleware that runs before `@hono/zod-openapi`'s validator, for what a schema cannot do or must not do
  * first: the body (already size-limited by `limitBody`) is read once and refused with the area's messages when it
- * is empty, not JSON, nested deeper than MAX_JSON_DEPTH or not an object, before any schema walks it. The body is
- * read as JSON whatever its Content-Type says, as it always was (`curl -d` sends a form type): the validator's
- * media-type gate would answer 415 to that, so the type is set to the JSON the body was just proved to be.
+ * is empty, not JSON, nested deeper than MAX_JSON_DEPTH or not an object, before any schema walks it. A body
+ * declared as another type than JSON is a 415 (readJsonText); one with no Content-Type is read as JSON, and the
+ * validator, which reads only a body declared as JSON, is told it is the JSON it was just proved to be.
  */
 export function jsonBody({ prepare }: { prepare?: PrepareBody } = {}): MiddlewareHandler {
   return async function readJsonBody(c, next) {

@@ -94,6 +94,7 @@ const errors = {
   403: error('permission_error, code insufficient_scope (needs scope `proxy`)'),
   404: error('no such proxy route'),
   413: error('body over 6 MB'),
+  415: error('a body declared as another type than JSON, code unsupported_media_type (none declared is read as JSON)'),
   500: error('server_error, code internal_error'),
   502: error('upstream unreachable (server_error)'),
   504: error('upstream timeout (server_error)'),
