@@ -71,6 +71,32 @@ export function readConformance(factory: RepositoryFactory) {
     expect(documents.map((record) => record.kind)).toEqual(['document', 'document', 'document', 'document']);
   });
 
+  it('resumes a tenant listing right after any record of a page, with a cursor bound to that listing', async () => {
+    const repository = await factory();
+    const [tenant, other] = [`user:${fresh()}`, `user:${fresh()}`] as const;
+    const records = Array.from({ length: 5 }, (_, i) =>
+      recordFor({ tenant, kind: 'document', createdAt: `2026-02-0${i + 1}T00:00:00.000Z` }),
+    );
+    await repository.putMany(records);
+    const newestFirst = [...records].reverse().map((record) => record._id);
+    const page = await repository.listByTenant(tenant, { limit: 4 });
+    for (const index of [0, 2, 3]) {
+      const rest = await repository.listByTenant(tenant, { limit: 10, cursor: page.cursorAfter(index) });
+      expect(rest.items.map((record) => record._id)).toEqual(newestFirst.slice(index + 1));
+    }
+    const documents = await repository.listByTenant(tenant, { limit: 2, documentsOnly: true });
+    const after = await repository.listByTenant(tenant, {
+      limit: 10,
+      documentsOnly: true,
+      cursor: documents.cursorAfter(0),
+    });
+    expect(after.items.map((record) => record._id)).toEqual(newestFirst.slice(1));
+    await expect(repository.listByTenant(other, { limit: 1, cursor: page.cursorAfter(0) })).rejects.toMatchObject({
+      kind: 'validation',
+      field: 'cursor',
+    });
+  });
+
   it("lists a tenant's documents by their names only, newest first across pages, with the cursor bound to it", async () => {
     const repository = await factory();
     const [tenant, other] = [`org:${fresh()}`, `org:${fresh()}`] as const;

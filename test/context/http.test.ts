@@ -293,6 +293,38 @@ describe('view', () => {
     expect((await h.call('GET', 'view?cursor=garbage', token)).status).toBe(400);
     expect((await h.call('GET', 'view?limit=1001', token)).status).toBe(400);
   });
+
+  /** Every page of a listing, to the one whose nextCursor is null. */
+  async function pagesOf(token: string, route: string, query: string) {
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await h.call('GET', `${route}?${query}${cursor ? `&cursor=${cursor}` : ''}`, token);
+      expect(page.status).toBe(200);
+      const entries: { fileName?: string; _id?: string }[] = page.json.documents ?? page.json.context;
+      pages.push(entries.map((entry) => entry.fileName ?? (entry._id as string)));
+      cursor = page.json.nextCursor;
+    } while (cursor && pages.length < 20);
+    return pages;
+  }
+
+  it('gives no nextCursor on a last page that is exactly full, so no client fetches an empty page', async () => {
+    // mia's organization holds nothing: her own partition is the last with records.
+    const token = await tokenFor('mia', { orgs: ['mia-empty-org'], scope: ALL });
+    await h.call('POST', 'add', token, { documents: [doc('an instruction', 'i')], context_type: 'instruction' });
+    await h.call('POST', 'add', token, { documents: [doc('one', 'a'), doc('two', 'b'), doc('three', 'c')] });
+    expect(await pagesOf(token, 'view/docs', 'limit=4')).toHaveLength(1);
+    expect((await pagesOf(token, 'view/docs', 'limit=2')).map((page) => page.length)).toEqual([2, 2]);
+    // Four documents of one chunk each: eight records.
+    expect((await pagesOf(token, 'view', 'limit=8')).map((page) => page.length)).toEqual([8]);
+    expect((await pagesOf(token, 'view', 'limit=4')).map((page) => page.length)).toEqual([4, 4]);
+    // A filter that leaves records out: the page still ends where the matching records end.
+    const resources = await pagesOf(token, 'view/docs', 'limit=3&context_type=resource');
+    expect(resources.map((page) => page.sort())).toEqual([['a', 'b', 'c']]);
+    const oneByOne = await pagesOf(token, 'view/docs', 'limit=1&context_type=resource');
+    expect(oneByOne.flat().sort()).toEqual(['a', 'b', 'c']);
+    expect(oneByOne).toHaveLength(3);
+  });
 });
 
 describe('methods', () => {

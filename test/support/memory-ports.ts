@@ -4,8 +4,8 @@ import {
   type ContextRepository,
   type ExpiringItems,
   invalid,
+  type ListingPage,
   namedDocumentOf,
-  type Page,
   type RecordStatus,
   type TenantKey,
   type VectorIndex,
@@ -41,13 +41,17 @@ function pageAfter<T>(
   items: T[],
   keyOf: (item: T) => string,
   { cursor, limit, descending = false }: { cursor: string | undefined; limit: number; descending?: boolean },
-): Page<T> {
+): ListingPage<T> {
   const after = keyAfter(listing, cursor);
   const rest =
     after === undefined ? items : items.filter((item) => (descending ? keyOf(item) < after : keyOf(item) > after));
   const slice = rest.slice(0, limit);
   const last = slice.at(-1);
-  return { items: slice, nextCursor: rest.length > limit && last ? cursorOf(listing, keyOf(last)) : null };
+  return {
+    items: slice,
+    nextCursor: rest.length > limit && last ? cursorOf(listing, keyOf(last)) : null,
+    cursorAfter: (index) => cursorOf(listing, keyOf(slice[index] as T)),
+  };
 }
 
 const newestKey = (record: ContextRecord) => `${record.createdAt}#${record._id}`;

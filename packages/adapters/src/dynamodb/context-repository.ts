@@ -28,7 +28,15 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Clock, ContextRecord, ContextRepository, NamedDocument, Page, SearchRecord } from '@memgate/core';
+import type {
+  Clock,
+  ContextRecord,
+  ContextRepository,
+  ListingPage,
+  NamedDocument,
+  Page,
+  SearchRecord,
+} from '@memgate/core';
 import { batchGet, batchPutAttributes, batchWrite } from './batch.ts';
 import { createAbsent } from './context-creation.ts';
 import { bumpGenerations, ensureGenerations, getManyWithGenerations, readGenerations } from './context-generations.ts';
@@ -83,7 +91,7 @@ export function createDynamoContextRepository({
     cursor: string | undefined,
     limit: number,
     read: (item: Record<string, unknown>) => T = fromItem as (item: Record<string, unknown>) => T,
-  ): Promise<Page<T>> {
+  ): Promise<ListingPage<T>> {
     const keys = indexes[index];
     const { sortCondition, ExpressionAttributeNames, ExpressionAttributeValues, ...rest } = input;
     const query = {
@@ -95,15 +103,25 @@ export function createDynamoContextRepository({
       ExpressionAttributeValues: { ...ExpressionAttributeValues, ':pk': partition },
     };
     const items: T[] = [];
+    const rows: Record<string, unknown>[] = [];
     let start = decodeCursor(cursor, { index: keys, partition });
     do {
       const result = await client.send(
         new QueryCommand({ ...query, Limit: limit - items.length, ExclusiveStartKey: start }),
       );
-      for (const item of result.Items ?? []) items.push(read(item));
+      for (const item of result.Items ?? []) {
+        items.push(read(item));
+        rows.push(item);
+      }
       start = result.LastEvaluatedKey;
     } while (start && items.length < limit);
-    return { items, nextCursor: encodeCursor(start) };
+    // A Query's LastEvaluatedKey on an index is the last item's table and index keys: the same, built from any item.
+    const cursorAfter = (index: number) => {
+      const row = rows[index] as Record<string, unknown>;
+      const pick = [TABLE_KEYS.partition, TABLE_KEYS.sort, keys.partition, keys.sort];
+      return encodeCursor(Object.fromEntries(pick.map((name) => [name, row[name]]))) as string;
+    };
+    return { items, nextCursor: encodeCursor(start), cursorAfter };
   }
 
   function listNewestFirst(
@@ -111,7 +129,7 @@ export function createDynamoContextRepository({
     partition: string,
     cursor: string | undefined,
     limit: number,
-  ): Promise<Page<ContextRecord>> {
+  ): Promise<ListingPage<ContextRecord>> {
     return queryPage(index, partition, { ScanIndexForward: false }, cursor, limit);
   }
 

@@ -1,5 +1,5 @@
 import type { TenantKey } from '../auth/index.ts';
-import type { ContextRecord, Page, RecordMetadata, RecordStatus } from './record.ts';
+import type { ContextRecord, ListingPage, Page, RecordMetadata, RecordStatus } from './record.ts';
 
 /** Turns text into vectors. Implementations: lexical (local), OpenAI-compatible, Pinecone inference. */
 export interface Embedder {
@@ -213,11 +213,15 @@ export interface ContextRepository {
    * returns false, keeping the rows not yet deleted, as soon as it is not.
    */
   deleteChildrenWhile(guardId: string, ids: readonly string[], status: RecordStatus): Promise<boolean>;
-  /** Records of one tenant partition, newest first. `documentsOnly` uses the sparse documents index. */
+  /**
+   * Records of one tenant partition, newest first. `documentsOnly` uses the sparse documents index. The page can
+   * resume after any of its records (view keeps only the visible ones, and reads one past a page to know it is not
+   * the last).
+   */
   listByTenant(
     tenant: TenantKey,
     options: { documentsOnly?: boolean; cursor?: string; limit: number },
-  ): Promise<Page<ContextRecord>>;
+  ): Promise<ListingPage<ContextRecord>>;
   /**
    * The documents of one tenant partition narrowed to NamedDocument, newest first, as eventually consistent as
    * `listByTenant` with `documentsOnly` (the same entries, a slim index).

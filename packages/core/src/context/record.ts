@@ -63,3 +63,9 @@ export interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
+
+/** A page of a listing that can also resume right after any of its items, for a reader that keeps only some. */
+export interface ListingPage<T> extends Page<T> {
+  /** The cursor that resumes the listing right after `items[index]`, as opaque and bound to it as `nextCursor`. */
+  cursorAfter(index: number): string;
+}

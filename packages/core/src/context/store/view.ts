@@ -47,8 +47,18 @@ function limitOf(input: ViewInput): number {
 }
 
 /**
+ * Least records read per repository call once the page is nearly full: a filtered or hidden record does not end
+ * the page, and reading them one by one would cost a round trip each. The page resumes right after its last record
+ * (ListingPage.cursorAfter), so reading past it only costs the read.
+ */
+const MIN_READ = 25;
+
+/**
  * Pages through the caller's partitions one after the other (each newest first), keeping only visible records
- * that match the filters. The cursor names the partition and the position inside it.
+ * that match the filters. The cursor names the partition and the position inside it. A page reads on until it
+ * holds one record more than `limit` or the listing ends: `nextCursor` is null exactly on the last page, so a
+ * client never fetches an empty one. The extra record comes with the page's own read (the repository is asked for
+ * limit + 1), except when the page fills exactly at the end of a partition: the next ones are then read for one.
  */
 async function listVisible(
   deps: ContextStoreDeps,
@@ -65,20 +75,34 @@ async function listVisible(
     (input.scope === undefined || record.scopes.includes(input.scope));
   const items: ContextRecord[] = [];
   let { t, c } = position;
-  while (t < tenants.length && items.length < limit) {
+  /** Where the next page starts: right after the last record taken. */
+  let resume: () => ViewCursor = () => ({ t, c });
+  while (t < tenants.length) {
     const page = await deps.repository.listByTenant(tenants[t] as TenantKey, {
       documentsOnly,
-      limit: limit - items.length,
+      limit: Math.max(limit + 1 - items.length, Math.min(limit + 1, MIN_READ)),
       ...(c ? { cursor: c } : {}),
     });
-    items.push(...(await visibleRecords(deps.repository, page.items.filter(matches))));
+    const shown = new Set(await visibleRecords(deps.repository, page.items.filter(matches)));
+    for (let i = 0; i < page.items.length; i++) {
+      const record = page.items[i] as ContextRecord;
+      if (!shown.has(record)) continue;
+      // A record past the page: there is a next page, which starts after the page's last record.
+      if (items.length === limit) return { items, nextCursor: encodeCursor(resume()) };
+      items.push(record);
+      const at = { t, index: i };
+      resume = () => ({ t: at.t, c: page.cursorAfter(at.index) });
+    }
     if (page.nextCursor) c = page.nextCursor;
     else {
       t += 1;
       c = null;
     }
+    // Whatever of this page was not taken is not shown: the next page may as well start after all of it.
+    const after = { t, c };
+    resume = () => after;
   }
-  return { items, nextCursor: t < tenants.length ? encodeCursor({ t, c }) : null };
+  return { items, nextCursor: null };
 }
 
 /** Every visible record (documents and chunks), paginated. */
