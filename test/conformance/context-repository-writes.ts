@@ -175,6 +175,30 @@ export function writeConformance(factory: RepositoryFactory) {
     );
   });
 
+  it("unlists one child of an indexed document, never a document's list being replaced, and concurrent unlists all land", async () => {
+    const repository = await factory();
+    const children = Array.from({ length: 6 }, (_, i) => `doc-u.${String(i).padStart(5, '0')}`);
+    const document = recordFor({ kind: 'document', children_context_nodes: children, fingerprint: 'fp' });
+    const pending = recordFor({ kind: 'document', children_context_nodes: ['x.1', 'x.2'], status: 'pending' });
+    await repository.putMany([document, pending]);
+    expect(await repository.unlistChild(document._id, children[1] as string)).toBe(true);
+    const [once] = await repository.getMany([document._id]);
+    expect(once?.children_context_nodes).toEqual(children.filter((_, i) => i !== 1));
+    expect(once?.fingerprint).toBeUndefined();
+    expect(once?.status).toBe('indexed');
+    // Already gone, an absent document, a document not indexed: nothing changes.
+    expect(await repository.unlistChild(document._id, children[1] as string)).toBe(false);
+    expect(await repository.unlistChild(`rec-${fresh()}`, 'x.1')).toBe(false);
+    expect(await repository.unlistChild(pending._id, 'x.1')).toBe(false);
+    expect((await repository.getMany([pending._id]))[0]?.children_context_nodes).toEqual(['x.1', 'x.2']);
+    // Each unlist shifts the entries after it: the others still find theirs.
+    const results = await Promise.all(
+      [0, 2, 3, 5].map((i) => repository.unlistChild(document._id, children[i] as string)),
+    );
+    expect(results).toEqual([true, true, true, true]);
+    expect((await repository.getMany([document._id]))[0]?.children_context_nodes).toEqual([children[4]]);
+  });
+
   it('counts attempts per record; a missing record counts 0', async () => {
     const repository = await factory();
     const record = recordFor({ status: 'pending', indexed: false });

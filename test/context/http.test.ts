@@ -257,6 +257,39 @@ describe('delete', () => {
     expect((await h.call('POST', 'delete', token, { source: 'fruits' })).status).toBe(204);
   });
 
+  it("by_id on one chunk takes it out of its document's chunks and children; adding the document again restores it", async () => {
+    const token = await tokenFor('nell', { scope: ALL });
+    const content = Array.from({ length: 400 }, (_, i) => `Line ${i} of the harbour log, tide ${i % 5}.`).join(' ');
+    const added = await h.call('POST', 'add', token, { documents: [doc(content, 'harbour.txt')] });
+    const [documentId] = added.json.contextIds as string[];
+    const chunks = added.json.documents[0].chunks as number;
+    expect(chunks).toBeGreaterThan(3);
+    const childrenOf = async () =>
+      (await h.call('GET', 'view?limit=1000', token)).json.context.find((r: { _id: string }) => r._id === documentId)
+        .children_context_nodes as string[];
+    const [, second, ...rest] = await childrenOf();
+    expect((await h.call('POST', 'delete', token, { source: second, by_id: true })).status).toBe(204);
+    expect((await docsOf(token)).map((d) => d.chunks)).toEqual([chunks - 1]);
+    const after = await childrenOf();
+    expect(after).not.toContain(second);
+    expect(after).toHaveLength(rest.length + 1);
+    // The chunks a user can see are the ones the document lists.
+    const records = (await h.call('GET', 'view?limit=1000', token)).json.context as { _id: string }[];
+    expect(
+      records
+        .filter((r) => r._id !== documentId)
+        .map((r) => r._id)
+        .sort(),
+    ).toEqual([...after].sort());
+    // Deleting it again is still a 204 and changes nothing.
+    expect((await h.call('POST', 'delete', token, { source: second, by_id: true })).status).toBe(204);
+    expect((await docsOf(token)).map((d) => d.chunks)).toEqual([chunks - 1]);
+    // The same document added again is whole again (it was not the add's own rows any more).
+    expect((await h.call('POST', 'add', token, { documents: [doc(content, 'harbour.txt')] })).status).toBe(201);
+    expect((await docsOf(token)).map((d) => d.chunks)).toEqual([chunks]);
+    expect(await childrenOf()).toContain(second);
+  });
+
   it('needs a source and one of by_doc/by_id; deleting for another user needs context:admin', async () => {
     expect((await h.call('POST', 'delete', alice, {})).json.response).toContain('source');
     expect((await h.call('POST', 'delete', alice, { source: 'x', by_doc: false, by_id: false })).status).toBe(400);

@@ -166,6 +166,15 @@ export function createMemoryRepository(clock: { now(): Date }) {
       for (const id of ids) rows.delete(id);
       return true;
     },
+    async unlistChild(documentId, childId) {
+      await turn();
+      const row = rows.get(documentId);
+      if (row?.status !== 'indexed' || !row.children_context_nodes.includes(childId)) return false;
+      row.children_context_nodes = row.children_context_nodes.filter((id) => id !== childId);
+      delete row.fingerprint;
+      row.updatedAt = clock.now().toISOString();
+      return true;
+    },
     async listByTenant(tenant, { documentsOnly = false, cursor, limit }) {
       await turn();
       const keep = (row: ContextRecord) => row.tenant === tenant && (!documentsOnly || row.kind === 'document');

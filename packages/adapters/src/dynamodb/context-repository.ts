@@ -38,6 +38,7 @@ import type {
   SearchRecord,
 } from '@memgate/core';
 import { batchGet, batchPutAttributes, batchWrite } from './batch.ts';
+import { unlistChild } from './context-children.ts';
 import { createAbsent } from './context-creation.ts';
 import { bumpGenerations, ensureGenerations, getManyWithGenerations, readGenerations } from './context-generations.ts';
 import {
@@ -260,6 +261,10 @@ export function createDynamoContextRepository({
 
     deleteChildrenWhile(guardId, ids, status) {
       return deleteChildrenWhile(client, tableName, guardId, ids, status);
+    },
+
+    unlistChild(documentId, childId) {
+      return unlistChild(client, tableName, () => clock.now().toISOString(), documentId, childId);
     },
 
     listByTenant(tenant, { documentsOnly = false, cursor, limit }) {

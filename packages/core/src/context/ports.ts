@@ -214,6 +214,13 @@ export interface ContextRepository {
    */
   deleteChildrenWhile(guardId: string, ids: readonly string[], status: RecordStatus): Promise<boolean>;
   /**
+   * Takes `childId` out of the `children_context_nodes` of the document `documentId` while the document is `indexed`
+   * and lists it, changing nothing else of the list (a concurrent change to it is never overwritten), and removes the
+   * document's fingerprint (its rows are no longer what its add wrote: a re-add writes them all). Returns whether it
+   * was taken out; false when the document is absent, not `indexed` (being replaced or deleted) or does not list it.
+   */
+  unlistChild(documentId: string, childId: string): Promise<boolean>;
+  /**
    * Records of one tenant partition, newest first. `documentsOnly` uses the sparse documents index. The page can
    * resume after any of its records (view keeps only the visible ones, and reads one past a page to know it is not
    * the last).

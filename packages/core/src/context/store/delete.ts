@@ -1,7 +1,7 @@
 import { type Principal, type TenantKey, tenantOf, visibleTenants } from '../../auth/index.ts';
 import { invalid } from '../../errors/index.ts';
 import type { NamedDocument } from '../ports.ts';
-import type { RecordStatus } from '../record.ts';
+import type { ContextRecord, RecordStatus } from '../record.ts';
 import type { DeleteInput } from '../service.ts';
 import { requireActingFor, requireMembership } from './access.ts';
 import type { ContextStoreDeps } from './deps.ts';
@@ -89,14 +89,32 @@ async function targetsByDocument(deps: ContextStoreDeps, input: DeleteInput, sco
 }
 
 /**
+ * Takes the lone chunks this delete hid (or found hidden: an earlier attempt may have failed before this step) out of
+ * their documents' children. A document being replaced or deleted meanwhile keeps its list: its writer decides it.
+ */
+async function unlistLoneChunks(
+  deps: ContextStoreDeps,
+  targets: readonly (ContextRecord | NamedDocument)[],
+  hidden: readonly string[],
+): Promise<void> {
+  for (const target of targets) {
+    if (!('kind' in target) || target.kind !== 'chunk') continue;
+    if (target.status === 'deleting' || hidden.includes(target._id)) {
+      await deps.repository.unlistChild(target.document_id, target._id);
+    }
+  }
+}
+
+/**
  * Delete (DESIGN.md section 3). Hides first (documents, or a lone chunk, move to `deleting`; a document's status
  * hides its chunks), then removes vectors, then rows (removeDeleting: never rows the same document got again
- * meanwhile). A lone chunk stays listed in its document's children (no unconditional rewrite of the document, which
- * could race a concurrent delete); readers skip ids with no row. Once hidden the delete is acknowledged: a later
- * failure is left to the cleanup, which finishes from the `deleting` rows. Before it answers, the delete bumps the
- * generation of the tenants it hid records in (visibility-cache.ts), also when it found them `deleting` already: a
- * concurrent delete, or an earlier attempt whose bump failed, hid them and may not have bumped yet, and this 204 too
- * promises they are never returned again.
+ * meanwhile). A lone chunk also leaves its document's children before the answer (unlistChild: a conditional
+ * update of that one entry, never a rewrite of the document, which could race a concurrent delete or re-add), so the
+ * views' `chunks` and children list what is left, and a re-add of the document writes the chunk again. Once hidden
+ * and unlisted the delete is acknowledged: a later failure is left to the cleanup, which finishes from the
+ * `deleting` rows. Before it answers, the delete bumps the generation of the tenants it hid records in
+ * (visibility-cache.ts), also when it found them `deleting` already: a concurrent delete, or an earlier attempt
+ * whose bump failed, hid them and may not have bumped yet, and this 204 too promises they are never returned again.
  */
 export async function deleteContext(deps: ContextStoreDeps, principal: Principal, input: DeleteInput): Promise<void> {
   if (typeof input.source !== 'string' || input.source === '') {
@@ -111,6 +129,7 @@ export async function deleteContext(deps: ContextStoreDeps, principal: Principal
   const live = targets.filter((record) => record.status !== 'deleting').map((record) => record._id);
   const hidden = live.length > 0 ? await deps.repository.transition(live, LIVE, 'deleting') : [];
   await bumpAfterHiding(deps.repository, targets);
+  await unlistLoneChunks(deps, targets, hidden);
   if (hidden.length === 0) return;
   try {
     await removeDeleting(deps, hidden);
