@@ -1,6 +1,6 @@
 import type { Principal } from '@memgate/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonEvents, readSse, sseReader } from '../support/sse.ts';
+import { jsonEvents, metadataOf, readSse, sseReader } from '../support/sse.ts';
 import { startUpstreamStub } from '../support/upstream-stub.ts';
 import { startChat } from './harness.ts';
 
@@ -104,5 +104,20 @@ describe('chat on an upstream default model', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('delivers an answer too long for its replay record whole, and replays it cut to fit', async () => {
+    const answer = 'word '.repeat(100_000); // 500 KB: more than a DynamoDB item (400 KB) holds
+    stub.setBehavior({ chunks: [answer] });
+    const events = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question] })));
+    expect(events.map((event) => event.type).slice(-2)).toEqual(['final_response', 'metadata']);
+    expect(events.at(-2)?.content).toBe(answer);
+    const { replaySessionID } = metadataOf(events);
+    const replay = jsonEvents(await readSse(await chat.replay('erin', replaySessionID)));
+    expect(replay.map((event) => event.type)).toEqual(events.map((event) => event.type));
+    const replayed = replay.at(-2)?.content as string;
+    expect(replayed.length).toBeGreaterThan(100_000);
+    expect(answer.startsWith(replayed)).toBe(true);
+    expect(replay.at(-1)).toEqual(events.at(-1));
   });
 });

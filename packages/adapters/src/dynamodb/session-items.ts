@@ -63,6 +63,24 @@ export function sessionFromItem(item: Record<string, unknown>): ChatSession {
   };
 }
 
+/**
+ * The events as the replay item holds them: as recorded, or, when they would outgrow the item size limit (an answer
+ * of hundreds of kilobytes), with the answer's text cut to fit, as a session cuts a lone oversized message. The live
+ * stream had the whole answer; a replay that could not be stored would have failed that answer instead.
+ */
+export function fitReplayEvents(events: readonly ChatEvent[]): string {
+  let text = JSON.stringify(events);
+  const at = events.findIndex((event) => event.type === 'final_response');
+  const final = events[at];
+  if (Buffer.byteLength(text) <= MAX_MESSAGES_BYTES || final?.type !== 'final_response') return text;
+  let content = final.content;
+  while (content !== '' && Buffer.byteLength(text) > MAX_MESSAGES_BYTES) {
+    content = content.slice(0, Math.floor((content.length * MAX_MESSAGES_BYTES) / Buffer.byteLength(text) / 1.1));
+    text = JSON.stringify(events.with(at, { ...final, content }));
+  }
+  return text;
+}
+
 export function replayToItem(replay: ChatReplay): Record<string, unknown> {
   const key = replayKey(replay.replaySessionID);
   return {
@@ -72,7 +90,7 @@ export function replayToItem(replay: ChatReplay): Record<string, unknown> {
     ownerId: replay.ownerId,
     createdAt: replay.createdAt,
     // One string: replayed byte-for-byte as recorded, and no per-attribute marshalling cost.
-    events: JSON.stringify(replay.events),
+    events: fitReplayEvents(replay.events),
     ...expiryAttributes(key.pk, replay.expiresAt),
   };
 }
