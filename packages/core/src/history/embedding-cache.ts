@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createLru } from '../cache/lru.ts';
 import type { Embedder } from '../context/ports.ts';
 import { createTimeSlice } from './time-slice.ts';
@@ -12,8 +12,7 @@ export function createCachedEmbedder({
   maxEntries?: number;
 }): Embedder {
   const cache = createLru<string, Float32Array>({ maxWeight: maxEntries });
-  const keyOf = (text: string, purpose: string) =>
-    `${purpose}:${createHash('sha256').update(text).digest('base64url')}`;
+  const keyOf = (text: string, purpose: string) => `${purpose}:${hash('sha256', text, 'base64url')}`;
 
   return {
     id: embedder.id,

@@ -45,7 +45,8 @@ export async function filterHistory(
   const candidates: { index: number; similarity: number }[] = [];
   // 100,000 messages take a while to sort out: the loop is given back every few milliseconds.
   const slice = createTimeSlice();
-  for (const [index, message] of messages.entries()) {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index] as ChatMessage;
     if (slice.due()) await slice.giveWay();
     if (last < 0 || message.role === 'system' || message.role === 'developer' || index >= recentFrom) {
       keep[index] = true;
@@ -65,12 +66,14 @@ export async function filterHistory(
   } else {
     let used = 0;
     for (const index of required) {
-      used += await tokens.upTo(index, budget - used);
+      const size = tokens.upTo(index, budget - used);
+      used += typeof size === 'number' ? size : await size; // an await of a number costs a promise
       if (used > budget) break; // nothing optional can fit any more: the rest need no count
     }
     for (const index of similar) {
       if (used > budget) break;
-      const size = await tokens.upTo(index, budget - used);
+      const counted = tokens.upTo(index, budget - used);
+      const size = typeof counted === 'number' ? counted : await counted;
       if (used + size > budget) continue;
       keep[index] = true;
       used += size;
@@ -79,8 +82,11 @@ export async function filterHistory(
   keepToolPairs(messages, keep);
   const kept = messages.filter((_, index) => keep[index]);
   let tokensSaved = 0;
-  for (let index = 0; index < messages.length; index += 1)
-    if (!keep[index]) tokensSaved += await tokens.forReport(index);
+  for (let index = 0; index < messages.length; index += 1) {
+    if (keep[index]) continue;
+    const size = tokens.forReport(index);
+    tokensSaved += typeof size === 'number' ? size : await size;
+  }
   return { messages: kept, kept: kept.length, dropped: messages.length - kept.length, tokensSaved };
 }
 

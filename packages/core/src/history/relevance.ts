@@ -33,22 +33,13 @@ async function lexicalMatch(texts: readonly MessageTerms[], query: SparseValues,
   const found = texts.map(() => new Map<number, { frequency: number; own: boolean }>());
   const lengths = texts.map((text) => text.length);
   const documentFrequency = new Map<number, number>();
-  for (const [slot, { terms, contextTerms }] of texts.entries()) {
+  for (let slot = 0; slot < texts.length; slot++) {
     if (slice?.due()) await slice.giveWay();
+    const { terms, contextTerms } = texts[slot] as MessageTerms;
     // The query's terms looked up in the text's (both in ascending id order): its own first, then those lent.
-    for (const [sparse, own] of [
-      [terms, true],
-      [contextTerms, false],
-    ] as const) {
-      if (!sparse) continue;
-      for (const term of query.indices) {
-        const at = indexOf(sparse.indices, term);
-        if (at < 0) continue;
-        const frequency = sparse.values[at] as number;
-        const seen = found[slot]?.get(term);
-        found[slot]?.set(term, { frequency: (seen?.frequency ?? 0) + frequency, own: own || seen?.own === true });
-      }
-    }
+    findTerms(found[slot] as Map<number, { frequency: number; own: boolean }>, terms, query.indices, true);
+    if (contextTerms)
+      findTerms(found[slot] as Map<number, { frequency: number; own: boolean }>, contextTerms, query.indices, false);
     // As in search's index (local term-postings.ts): a text holding a term only through its neighbours counts
     // their weighted frequency towards the term's document frequency, at most 1.
     for (const [term, { frequency }] of found[slot] ?? []) {
@@ -65,9 +56,10 @@ async function lexicalMatch(texts: readonly MessageTerms[], query: SparseValues,
     ceiling += (queryCount.get(term) as number) * idf;
   }
   const scores: number[] = [];
-  for (const [slot, terms] of found.entries()) {
+  for (let slot = 0; slot < found.length; slot++) {
     if (slice?.due()) await slice.giveWay();
-    if (!(ceiling > 0) || ![...terms.values()].some((term) => term.own)) {
+    const terms = found[slot] as Map<number, { frequency: number; own: boolean }>;
+    if (!(ceiling > 0) || !holdsOwn(terms)) {
       scores.push(0);
       continue;
     }
@@ -82,6 +74,28 @@ async function lexicalMatch(texts: readonly MessageTerms[], query: SparseValues,
     scores.push(Math.min(1, score * ownTermsFactor(ownTerms, weight.size)));
   }
   return scores;
+}
+
+/** Adds to `found` the frequencies `sparse` holds of the query's `terms`, as its own terms or as lent ones. */
+function findTerms(
+  found: Map<number, { frequency: number; own: boolean }>,
+  sparse: SparseValues,
+  terms: readonly number[],
+  own: boolean,
+): void {
+  for (const term of terms) {
+    const at = indexOf(sparse.indices, term);
+    if (at < 0) continue;
+    const frequency = sparse.values[at] as number;
+    const seen = found.get(term);
+    found.set(term, { frequency: (seen?.frequency ?? 0) + frequency, own: own || seen?.own === true });
+  }
+}
+
+/** Whether a text holds some query term of its own. */
+function holdsOwn(terms: Map<number, { frequency: number; own: boolean }>): boolean {
+  for (const term of terms.values()) if (term.own) return true;
+  return false;
 }
 
 /** Where `term` is in ascending `ids`, or -1. */
