@@ -1,5 +1,5 @@
 import { createJsonLogger } from '@memgate/http';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { settleUnderFakeTime } from '../support/hanging-server.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub } from '../support/upstream-stub.ts';
@@ -216,6 +216,28 @@ describe('proxy errors (DESIGN.md section 4)', () => {
       });
     }
     expect(stub.requests).toHaveLength(0);
+  });
+
+  it('logs a client that disconnects while the answer is awaited as such (499), not as a 500 with a stack', async () => {
+    stub.setBehavior({ stallBody: true });
+    const client = new AbortController();
+    const received = stub.nextRequest();
+    const gone = stub.nextDisconnect();
+    const request = fetch(`${proxy.url}/api/v1/proxy/${stub.url}/${KEY}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: userMessages }),
+      signal: client.signal,
+    }).catch(() => 'aborted');
+    const first = lines.length;
+    await received;
+    client.abort();
+    expect(await request).toBe('aborted');
+    await gone; // the upstream call is aborted with it
+    const requestLine = () => lines.slice(first).find((line) => line.includes('"msg":"request"'));
+    await vi.waitFor(() => expect(requestLine()).toBeDefined());
+    expect(JSON.parse(requestLine() as string)).toMatchObject({ status: 499 });
+    expect(lines.slice(first).filter((line) => line.includes('"level":"error"'))).toEqual([]);
   });
 
   it('never writes the target key to a log line or an error message', async () => {

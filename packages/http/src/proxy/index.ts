@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type ChatModel, MemgateError } from '@memgate/core';
 import type { Context } from 'hono';
+import type { StatusCode } from 'hono/utils/http-status';
 import type { BaseDeps } from '../deps.ts';
 import { areaErrorHandler, rejectInvalid } from '../errors/index.ts';
 import { clientSignalOf, withoutNodeBindings } from '../request/index.ts';
@@ -26,6 +27,9 @@ import { type ProxyEnv, proxyRouter, rawPathOf, switchesOf } from './step.ts';
 import { createExchangeStore } from './store.ts';
 import { endpointOf, PROXY_ENDPOINTS, PROXY_PREFIX, parseUpstreamPath, withTargetAsOneSegment } from './target.ts';
 
+/** nginx's status for a request whose client closed the connection before the answer (no standard one exists). */
+const CLIENT_CLOSED_REQUEST = 499;
+
 export { type BackgroundWork, createBackgroundWork, type ProxyAreaDeps, type ProxySettings } from './deps.ts';
 export { proxyRoutes } from './routes.ts';
 export type { ProxyEnv } from './step.ts';
@@ -39,7 +43,14 @@ export { parseProxyPath } from './target.ts';
  */
 export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<ProxyEnv> {
   const app = new OpenAPIHono<ProxyEnv>({ defaultHook: rejectInvalid() });
-  app.onError(areaErrorHandler('proxy', deps.logger));
+  const onError = areaErrorHandler('proxy', deps.logger);
+  app.onError(function handleProxyError(error, c) {
+    // The caller went away and its disconnect aborted the upstream call: nothing failed here, and no one reads an
+    // answer. Not a 500 with a stack in the log (and in the 5xx count), but nginx's 499, logged as what happened.
+    if (!clientSignalOf(c).aborted) return onError(error, c);
+    deps.logger.info('proxy request ended: the client disconnected');
+    return c.body(null, CLIENT_CLOSED_REQUEST as StatusCode);
+  });
   const exchanges = createExchangeStore(deps, deps.logger);
   // While more exchanges wait to be stored than the queue may hold (the store is slower than the flood), a request
   // that will capture waits for room before it is served, instead of memory growing.
