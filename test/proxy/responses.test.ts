@@ -1,5 +1,6 @@
+import { createJsonLogger } from '@memgate/http';
 import OpenAI from 'openai';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tokenFor } from '../support/tokens.ts';
 import { startUpstreamStub } from '../support/upstream-stub.ts';
 import { createFakeContextStore, startProxy } from './harness.ts';
@@ -13,8 +14,10 @@ const fake = createFakeContextStore([
   },
 ]);
 const proxy = await startProxy({ contextStore: fake.store });
+const operatorLog: string[] = [];
 const operator = await startProxy({
   contextStore: fake.store,
+  logger: createJsonLogger({ level: 'info', sink: (line) => operatorLog.push(line) }),
   env: {
     DEFAULT_MODEL_BASE_URL: stub.url,
     DEFAULT_MODEL_API_KEY: 'sk-operator-key',
@@ -302,6 +305,27 @@ describe('route B over the operator upstream: tool calls both ways', () => {
     }
     await operator.background.idle();
     expect(fake.added).toHaveLength(0);
+  });
+
+  it('logs a client that leaves mid-stream as such, not as a failed stream', async () => {
+    stub.setBehavior({ chunks: Array.from({ length: 50 }, (_, at) => `w${at} `), chunkDelayMs: 100 });
+    const client = new AbortController();
+    const gone = stub.nextDisconnect();
+    const first = operatorLog.length;
+    const res = await fetch(`${operator.url}/api/v1/proxy/default/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'memgate/default', input: 'Count slowly', stream: true }),
+      signal: client.signal,
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let seen = '';
+    while (!seen.includes('response.output_text.delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    client.abort();
+    await gone; // the upstream call is aborted with it
+    const logged = () => operatorLog.slice(first).join('\n');
+    await vi.waitFor(() => expect(logged()).toContain('its upstream call was aborted'));
+    expect(logged()).not.toContain('"level":"error"');
   });
 
   it('answers an upstream 429 with its status, a message of its own and only the retry hints', async () => {

@@ -57,9 +57,10 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
       if (!stream) throw noEvents();
       for (const event of stream.finish()) yield sseEvent(event);
     } catch (error) {
-      deps.logger.error('proxy responses stream failed', {
-        error: error instanceof Error ? error.message : String(error),
-      });
+      const detail = { error: error instanceof Error ? error.message : String(error) };
+      // Aborted by the client's disconnect or by the stream's time limit (which sends its own event): not a failure.
+      if (upstream.signal.aborted) deps.logger.info('proxy responses stream ended: its upstream call was aborted');
+      else deps.logger.error('proxy responses stream failed', detail);
       const message =
         isMemgateError(error) && error.kind !== 'internal' ? error.message : 'the answer could not be completed';
       const code = isMemgateError(error) ? error.code : 'internal_error';
