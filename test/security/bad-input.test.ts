@@ -136,7 +136,7 @@ const chatRules: Rules = {
       longString(1_000_001).map((content) => [{ role: 'user', content }]),
     ],
   },
-  chatId: { kind: 'string', invalid: [fc.constant(''), longString(201), fc.uuid()] },
+  chatId: { kind: 'string', nullable: true, invalid: [fc.constant(''), longString(201), fc.uuid()] },
   persona: { kind: 'string', invalid: [longString(10_001)] },
   scope: { kind: 'string', invalid: [oddUnicode] },
   tools: {
