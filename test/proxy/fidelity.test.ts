@@ -1,3 +1,4 @@
+import { get } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { tokenFor } from '../support/tokens.ts';
@@ -234,6 +235,66 @@ describe('GET …/models', () => {
       path: '/v1/models',
       headers: { authorization: `Bearer ${KEY}` },
     });
+  });
+
+  it('route B retrieves the default model by its id, slash and all; another id is a 404 in the OpenAI shape', async () => {
+    const openai = client(`${proxy.url}/api/v1/proxy/default`);
+    // The SDK percent-encodes the slash; Python's sends it as is.
+    expect(await openai.models.retrieve('memgate/default')).toEqual({
+      id: 'memgate/default',
+      object: 'model',
+      created: expect.any(Number),
+      owned_by: 'memgate',
+    });
+    const raw = await fetch(`${proxy.url}/api/v1/proxy/default/models/memgate/default`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(await raw.json()).toMatchObject({ id: 'memgate/default' });
+    const missing = await fetch(`${proxy.url}/api/v1/proxy/default/models/gpt-4o`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({
+      error: {
+        message: "The model 'gpt-4o' does not exist: this route serves memgate/default",
+        type: 'not_found_error',
+        param: null,
+        code: 'model_not_found',
+      },
+    });
+    await expect(openai.models.retrieve('nope')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('route A forwards a retrieve to the target /models/{id}, the id as written, whatever the base URL form', async () => {
+    const { host } = new URL(stub.url);
+    for (const base of [stub.url, encodeURIComponent(stub.url), `http:/${host}/v1`]) {
+      stub.requests.length = 0;
+      const path = `${proxy.url}/api/v1/proxy/${base}/${KEY}/models/meta-llama/Llama-3-8B`;
+      const found = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
+      expect(found.status, base).toBe(200);
+      expect(await found.json()).toMatchObject({ id: 'meta-llama/Llama-3-8B', object: 'model' });
+      expect(stub.requests[0]).toMatchObject({
+        method: 'GET',
+        path: '/v1/models/meta-llama/Llama-3-8B',
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+    }
+    // Gemini lists ids such as models/gemini-2.0-flash: the first /models/ after the key is the endpoint.
+    const gemini = await client(routeA).models.retrieve('models/gemini-2.0-flash');
+    expect(gemini.id).toBe('models/gemini-2.0-flash');
+    expect(stub.requests.at(-1)?.path).toBe('/v1/models/models%2Fgemini-2.0-flash');
+    await expect(client(routeA).models.retrieve('missing')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    // An id that would climb out of /models/ at a target that decodes it (dots between plain slashes never get
+    // here: every URL parser on the way resolves them).
+    const escaping = await new Promise<number>((resolve, reject) => {
+      const path = `/api/v1/proxy/${encodeURIComponent(stub.url)}/${KEY}/models/a%2F..%2F..%2Ffiles`;
+      get(`${proxy.url}${path}`, { headers: { authorization: `Bearer ${token}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject);
+    });
+    expect(escaping).toBe(400);
+    expect(stub.requests.at(-1)?.path).not.toContain('files');
   });
 
   it('needs the proxy scope, and POST …/models is no route', async () => {

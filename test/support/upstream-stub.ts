@@ -165,6 +165,28 @@ export async function startUpstreamStub(
       res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' }).end(now.garbage);
       return;
     }
+    const modelAt = pathOf(req).indexOf('/models/');
+    if (req.method === 'GET' && modelAt >= 0) {
+      // Retrieve model: the id as the path holds it (decoded), or a 404 for the stub's `missing`.
+      const id = decodeURIComponent(pathOf(req).slice(modelAt + '/models/'.length));
+      const found = id !== 'missing';
+      res.writeHead(found ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          found
+            ? { id, object: 'model', created: 1, owned_by: 'stub' }
+            : {
+                error: {
+                  message: 'no such model',
+                  type: 'invalid_request_error',
+                  param: null,
+                  code: 'model_not_found',
+                },
+              },
+        ),
+      );
+      return;
+    }
     if (req.method === 'GET' && pathOf(req).endsWith('/models')) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(modelList(model)));
       return;

@@ -102,7 +102,7 @@ export interface PassthroughOptions {
  * `PassthroughOptions`.
  */
 export type RelayCall =
-  | { method: 'GET'; path: 'models' }
+  | { method: 'GET'; path: 'models' | `models/${string}` }
   | { method: 'POST'; path: 'responses'; body: object; callerJson?: string };
 
 /** An upstream answer as bytes: what the proxy forwards without re-serialising. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bareApp } from '../test-app.ts';
-import { parseProxyPath } from './target.ts';
+import { modelPathOf, parseProxyPath, withTargetAsOneSegment } from './target.ts';
 
 const path = (inner: string) => `/api/v1/proxy/${inner}/chat/completions`;
 
@@ -30,6 +30,33 @@ describe('parseProxyPath', () => {
       });
       expect(parseProxyPath(`/api/v1/proxy/default/${endpoint}`)).toEqual({ kind: 'default' });
     }
+  });
+
+  it('reads a retrieve-model path: the first /models/ after a base URL and a key, the id as written', () => {
+    const prefix = '/api/v1/proxy/';
+    expect(modelPathOf(`${prefix}default/models/memgate/default`)).toEqual({
+      inner: 'default',
+      rawId: 'memgate/default',
+    });
+    expect(modelPathOf(`${prefix}https://h/v1/sk-abc/models/models/gemini-2.0-flash`)).toEqual({
+      inner: 'https://h/v1/sk-abc',
+      rawId: 'models/gemini-2.0-flash',
+    });
+    // `https:/` alone is no base URL: the endpoint is the later /models/.
+    expect(modelPathOf(`${prefix}https://models/sk/models/m`)).toMatchObject({
+      inner: 'https://models/sk',
+      rawId: 'm',
+    });
+    expect(parseProxyPath(`${prefix}https:/h/v1/sk-abc/models/a%2Fb`)).toEqual({
+      kind: 'upstream',
+      baseUrl: 'https://h/v1',
+      apiKey: 'sk-abc',
+    });
+    expect(withTargetAsOneSegment(`${prefix}https://h/v1/sk-abc/models/a/b`)).toBe(
+      `${prefix}${encodeURIComponent('https://h/v1')}/sk-abc/models/a/b`,
+    );
+    expect(modelPathOf(`${prefix}default/models/`)).toBeUndefined();
+    expect(modelPathOf(`${prefix}https://h/v1/sk-abc/models`)).toBeUndefined();
   });
 
   it.each(['sk-only', 'api.example.com/sk-abc', 'https://h/v1/'])('refuses %s without echoing it', (inner) => {
@@ -84,6 +111,8 @@ describe('proxy OpenAPI document', () => {
         '/api/v1/proxy/default/responses',
         '/api/v1/proxy/{proxyUrl}/{target_api_key}/models',
         '/api/v1/proxy/default/models',
+        '/api/v1/proxy/{proxyUrl}/{target_api_key}/models/{model}',
+        '/api/v1/proxy/default/models/{model}',
       ]),
     );
   });

@@ -9,15 +9,17 @@ import { checkModelCanServe, type ProxyCall, requireDefaultModel } from './call.
 import { prepareMessages } from './context.ts';
 import type { ProxyAreaDeps } from './deps.ts';
 import { forwardCompletion } from './forward.ts';
-import { listDefaultModels, listTargetModels } from './models.ts';
+import { listDefaultModels, listTargetModels, retrieveDefaultModel, retrieveTargetModel } from './models.ts';
 import { serveDefaultResponses } from './responses/default-route.ts';
 import { inputInSlices, type ResponsesRequest, ResponsesRequestSchema } from './responses/schema.ts';
 import { serveTargetResponses } from './responses/target-route.ts';
 import {
   defaultCompletionRoute,
+  defaultModelRoute,
   defaultModelsRoute,
   defaultResponsesRoute,
   targetCompletionRoute,
+  targetModelRoute,
   targetModelsRoute,
   targetResponsesRoute,
 } from './routes.ts';
@@ -25,7 +27,14 @@ import { messagesInSlices, type ProxyRequest, ProxyRequestSchema } from './schem
 import { sseResponderOf } from './sse-response.ts';
 import { type ProxyEnv, proxyRouter, rawPathOf, switchesOf } from './step.ts';
 import { createExchangeStore } from './store.ts';
-import { endpointOf, PROXY_ENDPOINTS, PROXY_PREFIX, parseUpstreamPath, withTargetAsOneSegment } from './target.ts';
+import {
+  endpointOf,
+  modelPathOf,
+  PROXY_ENDPOINTS,
+  PROXY_PREFIX,
+  parseUpstreamPath,
+  withTargetAsOneSegment,
+} from './target.ts';
 
 /** nginx's status for a request whose client closed the connection before the answer (no standard one exists). */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -132,6 +141,14 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
     const { baseUrl, apiKey } = c.get('target');
     return listTargetModels(callOf(c), deps.upstreamFor(baseUrl, apiKey));
   });
+  // The id read from the raw path, as the caller wrote it (a model id may hold slashes: target.ts modelPathOf).
+  // Route B's first: `default/models/models/x` is the default route's model `models/x`.
+  const rawModelIdOf = (c: Context<ProxyEnv>) => modelPathOf(rawPathOf(c.req.url))?.rawId ?? '';
+  routes.get(defaultModelRoute, false, (c) => c.json(retrieveDefaultModel(deps.defaultModelId, rawModelIdOf(c)), 200));
+  routes.get(targetModelRoute, true, (c) => {
+    const { baseUrl, apiKey } = c.get('target');
+    return retrieveTargetModel(callOf(c), deps.upstreamFor(baseUrl, apiKey), rawModelIdOf(c));
+  });
 
   // A route A path whose base URL spans segments: served by route A's routes in the one-segment form (routes.ts).
   // An endpoint's path without a base URL and key: a 400 naming the path's form. Anything else under the prefix
@@ -155,7 +172,7 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
     throw new MemgateError(
       'not_found',
       'not_found',
-      'no such proxy route; use POST …/chat/completions, POST …/responses or GET …/models',
+      'no such proxy route; use POST …/chat/completions, POST …/responses, GET …/models or GET …/models/{model}',
     );
   });
   return app;

@@ -36,6 +36,10 @@ const ModelListSchema = z
   })
   .openapi('ModelList');
 
+const ModelSchema = z
+  .object({ id: z.string(), object: z.literal('model'), created: z.number(), owned_by: z.string() })
+  .openapi('Model');
+
 const ResponseSchema = z
   .object({
     id: z.string(),
@@ -92,7 +96,7 @@ const errors = {
   400: error('invalid_request (incl. unknown model, refused target: code invalid_target) or invalid_messages'),
   401: error('authentication_error, code invalid_token'),
   403: error('permission_error, code insufficient_scope (needs scope `proxy`)'),
-  404: error('no such proxy route'),
+  404: error('no such proxy route (or model: code model_not_found)'),
   413: error('body over 6 MB'),
   415: error('a body declared as another type than JSON, code unsupported_media_type (none declared is read as JSON)'),
   500: error('server_error, code internal_error'),
@@ -202,6 +206,38 @@ export const defaultModelsRoute = createRoute({
   responses: listed,
 });
 
+const ModelParams = z.object({
+  model: z.string().openapi({
+    description: 'The model id; it may hold slashes, written as they are or percent-encoded',
+    example: 'memgate/default',
+  }),
+});
+const retrieved = {
+  200: { description: 'The model', content: { 'application/json': { schema: ModelSchema } } },
+  ...errors,
+};
+
+export const targetModelRoute = createRoute({
+  method: 'get',
+  path: `${TARGET}/models/{model}`,
+  tags,
+  summary: "One model of the target's (OpenAI's retrieve model)",
+  description:
+    "Forwarded to the target's `/models/{model}`, the id as the caller wrote it. The endpoint is the first `/models/` after a base URL and a key: a base URL whose own path holds `/models/` must be percent-encoded.",
+  request: { params: TargetParams.extend(ModelParams.shape) },
+  responses: { ...retrieved, ...passedThrough },
+});
+
+export const defaultModelRoute = createRoute({
+  method: 'get',
+  path: `${DEFAULT}/models/{model}`,
+  tags,
+  summary: 'The default model by its id (OpenAI retrieve model)',
+  description: 'DEFAULT_MODEL_ID as /models lists it; any other id is a 404 (not_found_error, code model_not_found).',
+  request: { params: ModelParams },
+  responses: retrieved,
+});
+
 /** Every proxy route, for the document of a runtime that does not serve them (the AWS docs function). */
 export const proxyRoutes = [
   targetCompletionRoute,
@@ -210,4 +246,6 @@ export const proxyRoutes = [
   defaultResponsesRoute,
   targetModelsRoute,
   defaultModelsRoute,
+  targetModelRoute,
+  defaultModelRoute,
 ];

@@ -23,8 +23,11 @@ export function rawPathOf(url: string): string {
   return end < 0 ? url.slice(start) : url.slice(start, end);
 }
 
-/** An OpenAPI path (`/{name}`) as Hono routes it (`/:name`), as `@hono/zod-openapi` converts it. */
-const honoPath = (path: string) => path.replaceAll(/\/{(.+?)}/g, '/:$1');
+/**
+ * An OpenAPI path (`/{name}`) as Hono routes it (`/:name`), as `@hono/zod-openapi` converts it; a model id, last in
+ * its path, may span segments (`/:model{.+}`).
+ */
+const honoPath = (path: string) => path.replace(/\/{model}$/, '/:model{.+}').replaceAll(/\/{(.+?)}/g, '/:$1');
 
 export interface ProxySteps {
   verifier: TokenVerifier;

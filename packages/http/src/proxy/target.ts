@@ -32,21 +32,64 @@ function decodeSegment(text: string): string {
   }
 }
 
-/**
- * Reads route A's target from the raw (undecoded) path: the last segment before the endpoint (/chat/completions,
- * /responses, /models) is the key, the rest the base URL, written as is (`https://h/v1`), collapsed by a client or
- * proxy (`https:/h/v1`) or percent-encoded (`https%3A%2F%2Fh%2Fv1`). Messages never include the key.
- */
-export function parseProxyPath(rawPath: string): ProxyTarget {
-  const suffix = endpointOf(rawPath) ?? 'chat/completions';
-  const inner = rawPath.slice(PROXY_PREFIX.length, rawPath.length - suffix.length - 1);
-  if (inner === 'default') return { kind: 'default' };
+/** The base URL and key of a target path's part between the prefix and the endpoint, unchecked. */
+function splitTarget(inner: string): { baseUrl: string; rawKey: string } {
   const cut = inner.lastIndexOf('/');
-  const apiKey = cut < 0 ? '' : decodeSegment(inner.slice(cut + 1));
   let baseUrl = cut < 0 ? inner : inner.slice(0, cut);
   if (/%2f/i.test(baseUrl) || /^[a-z][a-z0-9+.-]*%3a/i.test(baseUrl)) baseUrl = decodeSegment(baseUrl);
-  baseUrl = baseUrl.replace(/^([a-z][a-z0-9+.-]*):\/*/i, '$1://');
-  if (apiKey === '' || !/^[a-z][a-z0-9+.-]*:\/\/[^/]/i.test(baseUrl)) {
+  return {
+    baseUrl: baseUrl.replace(/^([a-z][a-z0-9+.-]*):\/*/i, '$1://'),
+    rawKey: cut < 0 ? '' : inner.slice(cut + 1),
+  };
+}
+
+const isBaseUrl = (baseUrl: string) => /^[a-z][a-z0-9+.-]*:\/\/[^/]/i.test(baseUrl);
+
+/** A raw proxy path to one model (`…/models/{id}`): the part before the endpoint, and the id as written. */
+export interface ModelPath {
+  inner: string;
+  rawId: string;
+}
+
+/**
+ * Reads a retrieve-model path: `default/models/{id}` or `{base URL}/{key}/models/{id}`. A model id may hold slashes
+ * (`meta-llama/Llama-3-8B`, Gemini's `models/gemini-2.0-flash`), so the endpoint is the first `/models/` that a base
+ * URL and a key come before; a base URL whose own path holds `/models/` must be percent-encoded. Undefined when the
+ * path is not one.
+ */
+export function modelPathOf(rawPath: string): ModelPath | undefined {
+  if (!rawPath.startsWith(PROXY_PREFIX)) return undefined;
+  const marker = '/models/';
+  for (let at = rawPath.indexOf(marker, PROXY_PREFIX.length); at >= 0; at = rawPath.indexOf(marker, at + 1)) {
+    const inner = rawPath.slice(PROXY_PREFIX.length, at);
+    const rawId = rawPath.slice(at + marker.length);
+    if (rawId === '') return undefined;
+    if (inner === 'default') return { inner, rawId };
+    try {
+      const { baseUrl, rawKey } = splitTarget(inner);
+      if (rawKey !== '' && isBaseUrl(baseUrl)) return { inner, rawId };
+    } catch {
+      // not percent-encoding: not a base URL here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Reads route A's target from the raw (undecoded) path: the last segment before the endpoint (/chat/completions,
+ * /responses, /models, /models/{id}) is the key, the rest the base URL, written as is (`https://h/v1`), collapsed by a
+ * client or proxy (`https:/h/v1`) or percent-encoded (`https%3A%2F%2Fh%2Fv1`). Messages never include the key.
+ */
+export function parseProxyPath(rawPath: string): ProxyTarget {
+  const suffix = endpointOf(rawPath);
+  const model = suffix === undefined ? modelPathOf(rawPath) : undefined;
+  const inner = model
+    ? model.inner
+    : rawPath.slice(PROXY_PREFIX.length, rawPath.length - (suffix ?? 'chat/completions').length - 1);
+  if (inner === 'default') return { kind: 'default' };
+  const { baseUrl, rawKey } = splitTarget(inner);
+  const apiKey = decodeSegment(rawKey);
+  if (apiKey === '' || !isBaseUrl(baseUrl)) {
     throw malformedPath();
   }
   // A key an Authorization header cannot carry (a control character but tab, a character past U+00FF) is the
@@ -82,11 +125,15 @@ export function upstreamTargetOf(url: string, rawPath: string): UpstreamTarget {
  * or not a target path). parseProxyPath reads both forms the same.
  */
 export function withTargetAsOneSegment(rawPath: string): string | undefined {
+  if (!rawPath.startsWith(PROXY_PREFIX)) return undefined;
   const endpoint = endpointOf(rawPath);
-  if (!endpoint || !rawPath.startsWith(PROXY_PREFIX)) return undefined;
-  const inner = rawPath.slice(PROXY_PREFIX.length, rawPath.length - endpoint.length - 1);
+  const model = endpoint === undefined ? modelPathOf(rawPath) : undefined;
+  if (!endpoint && !model) return undefined;
+  const inner = model
+    ? model.inner
+    : rawPath.slice(PROXY_PREFIX.length, rawPath.length - (endpoint as string).length - 1);
   const cut = inner.lastIndexOf('/');
   const base = inner.slice(0, Math.max(cut, 0));
   if (!base.includes('/')) return undefined;
-  return `${PROXY_PREFIX}${encodeURIComponent(base)}${inner.slice(cut)}/${endpoint}`;
+  return `${PROXY_PREFIX}${encodeURIComponent(base)}${inner.slice(cut)}/${model ? `models/${model.rawId}` : endpoint}`;
 }
