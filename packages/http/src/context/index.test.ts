@@ -109,6 +109,12 @@ describe('context routes', () => {
       { metadata: { tags: ['a', 2] } },
       'metadata.tags: must be an array of strings or a comma-separated string',
     ],
+    [
+      'POST',
+      '/api/v1/context/search',
+      { similarity_threshold: 1, minimum_similarity_threshold: 0 },
+      'query: is required',
+    ],
     ['GET', '/api/v1/context/view?limit=ten', undefined, 'limit: must be an integer from 1 to 1000'],
     ['GET', '/api/v1/context/view/docs?limit=ten', undefined, 'limit: must be an integer from 1 to 1000'],
   ])('%s %s %j: 400 saying what the field accepts', async (method, path, fields, message) => {

@@ -14,7 +14,9 @@ export function fromZodError(error: Pick<ZodError, 'issues'>, code = 'invalid_re
   const issue = error.issues[0];
   if (!issue) return new MemgateError('validation', code, 'request is not valid');
   const field = pathText(issue.path) || 'body';
-  return new MemgateError('validation', code, `${field}: ${issue.message}`, { field });
+  // zod words a missing field as a wrong type ("Invalid input: expected string, received undefined").
+  const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
+  return new MemgateError('validation', code, `${field}: ${missing ? 'is required' : issue.message}`, { field });
 }
 
 /** What `@hono/zod-openapi` hands a validation hook (the parts read here). */
