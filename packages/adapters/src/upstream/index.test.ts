@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:net';
 import { MemgateError } from '@memgate/core';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,26 @@ describe('upstream ChatModel (what the chat reuses)', () => {
     controller.abort();
     await gone;
     expect(await pending).toBeInstanceOf(Error);
+  });
+});
+
+describe("the caller's signal after the call", () => {
+  it('keeps no listener of a passthrough once its body is read, and none of a call that failed', async () => {
+    stub.setBehavior({});
+    const controller = new AbortController();
+    const raw = await model.passthrough(request, { signal: controller.signal });
+    // While the body is unread a disconnect must still stop the call.
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    for await (const _ of raw.body) {
+      // drained
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+
+    const unreachable = createUpstreamModel({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', timeoutMs: 5000, guard });
+    const failed = new AbortController();
+    await expect(unreachable.passthrough(request, { signal: failed.signal })).rejects.toBeInstanceOf(Error);
+    expect(getEventListeners(failed.signal, 'abort')).toHaveLength(0);
   });
 });
 

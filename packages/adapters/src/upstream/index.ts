@@ -65,6 +65,9 @@ export function createUpstreamModel({
     // One controller for the caller's signal and the time limit on the headers (AbortSignal.any costs more per call).
     const call = new AbortController();
     const abort = () => call.abort(options.signal?.reason);
+    // Taken off once the body is closed (read, or destroyed) or the call failed: an AbortSignal outlives young
+    // collections (Node 20), and the listener would keep the call's objects, undici's with them, reachable from it.
+    const release = () => options.signal?.removeEventListener('abort', abort);
     if (options.signal?.aborted) abort();
     else options.signal?.addEventListener('abort', abort, { once: true });
     let timedOut = false;
@@ -83,6 +86,7 @@ export function createUpstreamModel({
       // A body that fails (the call aborted, the upstream gone) with no reader yet must not become an uncaught
       // 'error' event: whoever iterates it still sees the failure.
       response.body.on('error', ignore);
+      response.body.once('close', release);
       if (response.statusCode >= 300 && response.statusCode < 400) {
         response.body.destroy();
         throw redirectRefused(response.statusCode);
@@ -95,6 +99,7 @@ export function createUpstreamModel({
         headers: response.headers,
       };
     } catch (error) {
+      release();
       if (options.signal?.aborted) throw error;
       throw upstreamFailure(error, timedOut);
     } finally {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { ChatModel, RawCompletionResponse } from '@memgate/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { forwardCompletion } from './forward.ts';
@@ -48,5 +49,50 @@ describe('forwardCompletion: the whole call has a time limit', () => {
     await vi.advanceTimersByTimeAsync(1_000);
     expect(await answer).toMatchObject({ kind: 'upstream_timeout', code: 'upstream_timeout' });
     expect(seen.aborted).toBe(true);
+  });
+});
+
+/** A model whose upstream answers at once with `body`, as JSON or as an event stream. */
+function answeringModel(body: string, contentType: string): ChatModel {
+  return {
+    id: 'answering',
+    complete: () => Promise.reject(new Error('unused')),
+    stream: () => (async function* () {})(),
+    async passthrough(): Promise<RawCompletionResponse> {
+      const bytes = new TextEncoder().encode(body);
+      return {
+        status: 200,
+        contentType,
+        body: (async function* () {
+          yield bytes;
+        })(),
+      };
+    },
+  };
+}
+
+describe("forwardCompletion: the client's signal after the answer", () => {
+  const forward = (model: ChatModel, clientSignal: AbortSignal, stream: boolean) =>
+    forwardCompletion({
+      model,
+      request: { ...request, stream },
+      headers: {},
+      upstreamOwner: 'caller',
+      clientSignal,
+      keepAliveMs: 15_000,
+      maxDurationMs: 60_000,
+    });
+
+  it('keeps no listener once a non-streamed answer is read (a disconnect has nothing left to stop)', async () => {
+    const client = new AbortController();
+    const response = await forward(answeringModel('{"choices":[]}', 'application/json'), client.signal, false);
+    expect(await response.text()).toBe('{"choices":[]}');
+    expect(getEventListeners(client.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('keeps it while a stream is answered, so that a disconnect still stops the upstream', async () => {
+    const client = new AbortController();
+    await forward(answeringModel('data: {}\n\n', 'text/event-stream'), client.signal, true);
+    expect(getEventListeners(client.signal, 'abort')).toHaveLength(1);
   });
 });

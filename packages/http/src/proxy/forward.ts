@@ -92,7 +92,9 @@ export async function forwardCompletion(input: ForwardInput): Promise<Response> 
   }, maxDurationMs);
   const left = () => Math.max(1, maxDurationMs - (Date.now() - started));
   const collector = onReply ? replyCollector(onReply) : undefined;
+  let streaming = false;
   const streamed = (source: AsyncIterable<Uint8Array>, headers: Record<string, string>) => {
+    streaming = true;
     const options = {
       source,
       abort,
@@ -147,6 +149,10 @@ export async function forwardCompletion(input: ForwardInput): Promise<Response> 
     throw error;
   } finally {
     clearTimeout(deadline);
+    // The answer is read (a stream still reads it, and keeps the listener): a disconnect has nothing left to abort.
+    // Left on, the listener keeps this call's objects reachable from the client's signal, and an AbortSignal
+    // outlives young collections here (Node 20), so each scavenge copied them and promoted them with it.
+    if (!streaming) clientSignal.removeEventListener('abort', abort);
   }
 }
 
