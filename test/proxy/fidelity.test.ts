@@ -297,7 +297,7 @@ describe('GET …/models', () => {
     expect(stub.requests.at(-1)?.path).not.toContain('files');
   });
 
-  it('needs the proxy scope, and POST …/models is no route', async () => {
+  it('needs the proxy scope, and another method on an endpoint is a 405 naming the one it takes', async () => {
     const reader = await tokenFor('dora', { scope: 'context:read' });
     const denied = await fetch(`${proxy.url}/api/v1/proxy/default/models`, {
       headers: { authorization: `Bearer ${reader}` },
@@ -307,6 +307,20 @@ describe('GET …/models', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${token}` },
     });
-    expect(post.status).toBe(404);
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(await post.json()).toMatchObject({
+      error: {
+        type: 'invalid_request_error',
+        code: 'method_not_allowed',
+        message: 'POST is not allowed here; use GET, HEAD',
+      },
+    });
+    for (const path of [`${routeA}/chat/completions`, `${proxy.url}/api/v1/proxy/default/responses`]) {
+      const got = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
+      expect([got.status, got.headers.get('allow')], path).toEqual([405, 'POST']);
+    }
+    const retrieve = await fetch(`${proxy.url}/api/v1/proxy/default/models/memgate/default`, { method: 'DELETE' });
+    expect([retrieve.status, retrieve.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
   });
 });

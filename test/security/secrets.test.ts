@@ -76,14 +76,14 @@ describe('secrets in logs and error messages', () => {
       await routeA(open, key, { hang: true }, { stream: true });
       const badPath = `/api/v1/proxy/${stub.url}/${key}%E0%A4%A/chat/completions`;
       expect((await routeA(open, key, {}, { rawPath: badPath })).status).toBe(400);
-      for (const [method, path] of [
-        ['GET', `/api/v1/proxy/${stub.url}/${key}/chat/completions`],
-        ['POST', `/api/v1/proxy/${stub.url}/${key}/models`],
-        ['POST', `/api/v1/proxy/${key}`],
+      for (const [method, path, status] of [
+        ['GET', `/api/v1/proxy/${stub.url}/${key}/chat/completions`, 405],
+        ['POST', `/api/v1/proxy/${stub.url}/${key}/models`, 405],
+        ['POST', `/api/v1/proxy/${key}`, 404],
       ] as const) {
         paths += 1;
         const res = await open.request(method, path, { token, body: { model: 'm', messages } });
-        expect(res.status).toBe(404);
+        expect(res.status).toBe(status);
         ownErrors.push(res.text);
       }
       paths += 1;

@@ -120,6 +120,15 @@ describe('POST /api/v1/chat/generate/stream', () => {
     });
   });
 
+  it('answers another method on its routes with 405 and Allow, as JSON', async () => {
+    const { app } = chatApp();
+    const got = await app.request('/api/v1/chat/generate/stream');
+    expect([got.status, got.headers.get('allow')]).toEqual([405, 'POST']);
+    expect(await got.json()).toEqual({ message: 'GET is not allowed on /api/v1/chat/generate/stream; use POST' });
+    const posted = await app.request('/api/v1/chat/replay/abc', { method: 'POST' });
+    expect([posted.status, posted.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+  });
+
   it('refuses a body over 6 MB with 413', async () => {
     const { app } = chatApp();
     const response = await post(app, ask('x'.repeat(6 * 1024 * 1024 + 10)));

@@ -2,7 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { type ChatService, MemgateError } from '@memgate/core';
 import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
-import { areaErrorHandler, jsonBody, limitBody, throwOnInvalid } from '../errors/index.ts';
+import { areaErrorHandler, jsonBody, limitBody, refuseOtherMethods, throwOnInvalid } from '../errors/index.ts';
 import { clientSignalOf } from '../request/index.ts';
 import { eventStream, eventsOf, SSE_HEADERS } from '../sse/index.ts';
 import { generateRoute, replayRoute } from './routes.ts';
@@ -56,6 +56,7 @@ export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono<AuthEn
     },
   );
 
+  refuseOtherMethods(app);
   app.onError(areaErrorHandler('chat', deps.logger));
   return app;
 }

@@ -8,6 +8,7 @@ const stream = (description: string) => ({
 });
 const errors = {
   401: json(ChatError, 'missing, invalid or expired token'),
+  405: json(ChatError, "another method than the route's, before any token check; `Allow` names the route's"),
   403: json(ChatError, "missing 'chat' scope, or a chat or replay of another user"),
   500: json(ChatError, 'internal error'),
 };

@@ -1,7 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { MemgateError } from '@memgate/core';
 import type { AuthEnv } from '../auth/index.ts';
-import { areaErrorHandler, throwOnInvalid } from '../errors/index.ts';
+import { areaErrorHandler, refuseOtherMethods, throwOnInvalid } from '../errors/index.ts';
 import type { ContextRouteDeps, ServeContextRoute } from './common.ts';
 
 /**
@@ -19,32 +18,4 @@ export function createContextRoutesApp(
   refuseOtherMethods(app);
   app.onError(areaErrorHandler('context', deps.logger));
   return app;
-}
-
-/**
- * A route's path with a method it does not take is a 405 naming the methods it takes (`Allow`, RFC 9110), in the
- * area's envelope, before any token check: the path exists, only the method is wrong (a 404 said there was no such
- * route). Registered after the routes, so a request with the right method never reaches it. A GET route also answers
- * HEAD (Hono serves HEAD with the GET handler).
- */
-function refuseOtherMethods(app: OpenAPIHono<AuthEnv>): void {
-  const methodsByPath = new Map<string, string[]>();
-  for (const definition of app.openAPIRegistry.definitions) {
-    if (definition.type !== 'route') continue;
-    const { path, method } = definition.route;
-    const methods = methodsByPath.get(path) ?? [];
-    methods.push(...(method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]));
-    methodsByPath.set(path, methods);
-  }
-  for (const [path, methods] of methodsByPath) {
-    const allow = methods.join(', ');
-    app.all(path, function refuseMethod(c) {
-      c.header('Allow', allow);
-      throw new MemgateError(
-        'method_not_allowed',
-        'method_not_allowed',
-        `${c.req.method} is not allowed on ${path}; use ${allow}`,
-      );
-    });
-  }
 }

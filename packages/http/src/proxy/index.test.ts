@@ -87,8 +87,13 @@ describe('a proxy path that is not a route', () => {
     });
   });
 
+  it('GET on a chat completions path: 405 naming POST (Allow), before any token check', async () => {
+    const response = await post('/api/v1/proxy/default/chat/completions', 'GET');
+    expect([response.status, response.headers.get('allow')]).toEqual([405, 'POST']);
+    expect(await response.json()).toMatchObject({ error: { code: 'method_not_allowed' } });
+  });
+
   it.each([
-    ['GET', '/api/v1/proxy/default/chat/completions'],
     ['POST', '/api/v1/proxy/default/chat/completion'],
     ['POST', `/api/v1/proxy/${encodeURIComponent('https://h/v1')}/sk-abc/embeddings`],
   ])('%s %s: still 404, no such route', async (method, path) => {

@@ -151,8 +151,9 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
   });
 
   // A route A path whose base URL spans segments: served by route A's routes in the one-segment form (routes.ts).
-  // An endpoint's path without a base URL and key: a 400 naming the path's form. Anything else under the prefix
-  // (another endpoint, or a method the endpoint does not take): a 404. Both before any token check.
+  // An endpoint's path without a base URL and key: a 400 naming the path's form. An endpoint asked with a method it
+  // does not take: a 405 naming the one it takes (Allow). Anything else under the prefix: a 404. All before any token
+  // check.
   app.all(`${PROXY_PREFIX}*`, function redispatchOrRefuse(c) {
     const url = c.req.url;
     const rawPath = rawPathOf(url);
@@ -169,6 +170,16 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
     // key after a percent-encoded base URL): say what the path must hold, not that the endpoint does not exist.
     const endpoint = endpointOf(rawPath);
     if (endpoint && c.req.method === PROXY_ENDPOINTS[endpoint]) parseUpstreamPath(rawPath);
+    const allowed = endpoint ? PROXY_ENDPOINTS[endpoint] : modelPathOf(rawPath) ? 'GET' : undefined;
+    if (allowed && c.req.method !== allowed) {
+      const allow = allowed === 'GET' ? 'GET, HEAD' : allowed;
+      c.header('Allow', allow);
+      throw new MemgateError(
+        'method_not_allowed',
+        'method_not_allowed',
+        `${c.req.method} is not allowed here; use ${allow}`,
+      );
+    }
     throw new MemgateError(
       'not_found',
       'not_found',

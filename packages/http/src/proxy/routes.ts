@@ -97,6 +97,7 @@ const errors = {
   401: error('authentication_error, code invalid_token'),
   403: error('permission_error, code insufficient_scope (needs scope `proxy`)'),
   404: error('no such proxy route (or model: code model_not_found)'),
+  405: error("another method than the endpoint's, code method_not_allowed; `Allow` names the endpoint's"),
   413: error('body over 6 MB'),
   415: error('a body declared as another type than JSON, code unsupported_media_type (none declared is read as JSON)'),
   500: error('server_error, code internal_error'),
