@@ -129,6 +129,18 @@ describe('POST /api/v1/chat/generate/stream', () => {
     expect([posted.status, posted.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
   });
 
+  it('takes persona, scope and tools sent as null as left out', async () => {
+    const left = chatApp();
+    const nulls = chatApp();
+    const leftEvents = jsonEvents(await readSse(await post(left.app, ask('What is the answer?'))));
+    const nullEvents = jsonEvents(
+      await readSse(await post(nulls.app, ask('What is the answer?', { persona: null, scope: null, tools: null }))),
+    );
+    expect(nullEvents.map((event) => event.type)).toEqual(leftEvents.map((event) => event.type));
+    expect(nulls.model.requests).toEqual(left.model.requests);
+    expect(nulls.model.requests[0]).not.toHaveProperty('tools');
+  });
+
   it('refuses a body over 6 MB with 413', async () => {
     const { app } = chatApp();
     const response = await post(app, ask('x'.repeat(6 * 1024 * 1024 + 10)));

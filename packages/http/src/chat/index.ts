@@ -31,8 +31,7 @@ export function createChatApp(deps: BaseDeps & ChatAreaDeps): OpenAPIHono<AuthEn
 
   app.openapi({ ...generateRoute, middleware: [limitBody(), auth, jsonBody()] }, async function generateStream(c) {
     // Errors up to here (validation, unknown chatId, another user's chat) are JSON; after it they are events.
-    const { chatId, ...request } = c.req.valid('json');
-    const turn = await service.open(c.var.principal, chatId == null ? request : { ...request, chatId });
+    const turn = await service.open(c.var.principal, withoutNulls(c.req.valid('json')));
     const controller = new AbortController();
     const abort = () => controller.abort();
     clientSignalOf(c).addEventListener('abort', abort, { once: true });
@@ -84,4 +83,11 @@ async function* withinTime<T>(
   } finally {
     clearTimeout(deadline);
   }
+}
+
+/** `body` without the fields sent as null, which the schema takes as left out. */
+function withoutNulls<T extends object>(body: T): { [K in keyof T]: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null)) as {
+    [K in keyof T]: Exclude<T[K], null>;
+  };
 }

@@ -24,12 +24,13 @@ export const ChatTool = z
 
 export const ChatBody = z
   .object({
-    // null as well as leaving it out starts a new chat: clients keep "no chat yet" as null in their state.
+    // An optional field sent as null means what leaving it out means (chatId null starts a new chat): clients keep
+    // "not set" as null in their state, and strict tool schemas make models send null for what they leave unset.
     chatId: z.string().min(1).max(200).nullish(),
     chat_history: z.array(ChatMessage).min(1, 'must hold at least one message').max(500, 'at most 500 messages'),
-    persona: z.string().max(10_000).optional(),
-    scope: z.enum(['internal', 'external']).optional(),
-    tools: z.array(ChatTool).max(128).optional(),
+    persona: z.string().max(10_000).nullish(),
+    scope: z.enum(['internal', 'external']).nullish(),
+    tools: z.array(ChatTool).max(128).nullish(),
   })
   .refine((body) => body.chat_history.at(-1)?.role === 'user', {
     message: 'the last message must be from the user',
