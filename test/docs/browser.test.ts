@@ -70,5 +70,9 @@ describe('/docs (Scalar)', () => {
     const proxySamples = curls.filter((curl) => curl.includes('/api/v1/proxy/'));
     expect(proxySamples.length).toBeGreaterThan(0);
     for (const curl of proxySamples) expect(curl).not.toMatch(/x-memgate-/i);
+    // Nor a filter the user did not ask for: a copied view lists every record the caller sees.
+    const viewSamples = curls.filter((curl) => curl.includes('/api/v1/context/view'));
+    expect(viewSamples.length).toBeGreaterThan(0);
+    for (const curl of viewSamples) expect(curl).not.toMatch(/[?&](context_type|scope|user_id|organization_id)=/);
   }, 120_000);
 });

@@ -3,12 +3,18 @@ import { type ContextRecord, DEFAULT_VIEW_LIMIT, MAX_VIEW_LIMIT } from '@memgate
 import { authenticate } from '../auth/index.ts';
 import { ContextError, ContextType, errors, json, Scope, type ServeContextRoute, tags } from './common.ts';
 
+/**
+ * A filter the docs page's requests leave out: Scalar writes an enum's first value into every request it shows unless
+ * the parameter's example is marked off, and a copied view would then list only records of that type or scope.
+ */
+const unsetInSamples = { examples: { any: { summary: 'not narrowed', 'x-disabled': true } } };
+
 export const ViewQuery = z.object({
   /** Extension: another user's records in the organizations both share (needs context:admin). */
   user_id: z.string().min(1).max(128).optional(),
   organization_id: z.string().min(1).max(128).optional(),
-  context_type: ContextType.optional(),
-  scope: Scope.optional(),
+  context_type: ContextType.optional().openapi({ param: unsetInSamples }),
+  scope: Scope.optional().openapi({ param: unsetInSamples }),
   limit: z.coerce
     .number({ error: `must be an integer from 1 to ${MAX_VIEW_LIMIT}` })
     .int()
