@@ -5,6 +5,7 @@ import {
   lexicalTermIdsOf,
   lexicalTermsOf,
   NO_NEIGHBOURS,
+  ownTermsFirst,
   querySpeakerIds,
   queryTermFrequencies,
   SPOKEN_TERM,
@@ -138,5 +139,27 @@ describe('lexical terms', () => {
     expect(digest).toBe('f8d52b4108a73663fa0d41192dd40fd6ba20c9f2f74c92d887ec0a33c68ee270');
     // From the words an add has already read (textWords, shared with the embedder): the same terms.
     expect(chunkTerms(texts, undefined, texts.map(textWords))).toEqual(chunkTerms(texts));
+  });
+
+  it('gives an add its own terms first and its neighbours’ later, in any order, as chunkTerms gives them', () => {
+    const texts = [
+      'Caroline: I went to the beach with the kids.',
+      'Mel: Which beach? The one near the museum?',
+      'Caroline: Brighton, near the pier. The kids loved the pier.',
+      'A note without a speaker about the museum and the concert.',
+      'Mel: Lovely. We saw a concert there last year.',
+    ];
+    const whole = chunkTerms(texts);
+    const { own, neighbours } = ownTermsFirst(texts);
+    expect(own).toEqual(whole.map((terms) => terms.terms));
+    // Asked for from the last text to the first, a size between each: nothing one leaves changes the next.
+    for (let position = texts.length - 1; position >= 0; position--) {
+      expect(neighbours.contextSizeAt(position)).toBe(whole[position]?.contextTerms?.indices.length);
+      expect(neighbours.contextTermsAt(position)).toEqual(whole[position]?.contextTerms);
+    }
+    const alone = ownTermsFirst(texts.slice(0, 1));
+    expect(alone.neighbours.contextTermsAt(0)).toBeUndefined();
+    expect(alone.neighbours.contextSizeAt(0)).toBe(-1);
+    expect(ownTermsFirst(texts, NO_NEIGHBOURS).neighbours.contextSizeAt(2)).toBe(-1);
   });
 });

@@ -64,29 +64,75 @@ export function chunkTerms(
   window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW,
   words?: readonly (readonly string[])[],
 ): ChunkTerms[] {
+  const { own, neighbours } = ownTermsFirst(texts, window, words);
+  return own.map((terms, position) => {
+    const result: ChunkTerms = { terms };
+    const context = neighbours.contextTermsAt(position);
+    if (context) result.contextTerms = context;
+    return result;
+  });
+}
+
+/**
+ * `chunkTerms` in two steps, for a caller that holds the terms a while before it writes them (an add, across its
+ * rows' writes): each text's own terms now, and its contextTerms (three times as many numbers) when asked for,
+ * from term ranks kept in typed arrays. Made just before they are written, they die young instead of being copied
+ * into the old space with the rest of the add. The same values to the bit as `chunkTerms`.
+ */
+export function ownTermsFirst(
+  texts: readonly string[],
+  window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW,
+  words?: readonly (readonly string[])[],
+): { own: SparseValues[]; neighbours: NeighbourTerms } {
   // Each text is tokenised once; its neighbours reuse its term ranks.
   const ids = words ? words.map(termIdsOfWords) : texts.map(lexicalTermIdsOf);
   // A text's speaker (a label opening it) is its own: a neighbour's turn is not spoken by it.
   const speakers = texts.map(speakerTermIdsOf);
   const table = new TermTable([...ids, ...speakers]);
   const ranks = ids.map((list) => table.ranks(list));
-  const lends = (window.before > 0 || window.after > 0) && window.span > 0;
-  return ranks.map((own, position) => {
-    table.add(own, 1);
+  const own = ranks.map((list, position) => {
+    table.add(list, 1);
     const speaker = speakers[position] as number[];
     if (speaker.length > 0) table.add(table.ranks(speaker), 1);
-    const result: ChunkTerms = { terms: table.take() };
-    if (lends) {
-      const from = Math.max(0, position - window.span);
-      const to = Math.min(ranks.length - 1, position + window.span);
-      for (let other = from; other <= to; other++) {
-        const weight = other < position ? window.before : other > position ? window.after : 0;
-        if (weight > 0) table.add(ranks[other] as Int32Array, weight);
-      }
-      if (!table.empty) result.contextTerms = table.take();
-    }
-    return result;
+    return table.take();
   });
+  return { own, neighbours: new NeighbourTerms(table, ranks, window) };
+}
+
+/** The contextTerms of a sequence's texts (`ownTermsFirst`), one text at a time. */
+export class NeighbourTerms {
+  private readonly lends: boolean;
+
+  constructor(
+    private readonly table: TermTable,
+    private readonly ranks: readonly Int32Array[],
+    private readonly window: NeighbourWindow,
+  ) {
+    this.lends = (window.before > 0 || window.after > 0) && window.span > 0;
+  }
+
+  /** Sums the neighbours of `position` into the table, in `chunkTerms`' order; false when it lends none. */
+  private sum(position: number): boolean {
+    if (!this.lends) return false;
+    const { window, ranks, table } = this;
+    const from = Math.max(0, position - window.span);
+    const to = Math.min(ranks.length - 1, position + window.span);
+    for (let other = from; other <= to; other++) {
+      const weight = other < position ? window.before : other > position ? window.after : 0;
+      if (weight > 0) table.add(ranks[other] as Int32Array, weight);
+    }
+    return !table.empty;
+  }
+
+  /** The text's contextTerms, as `chunkTerms` gives them (absent: none). */
+  contextTermsAt(position: number): SparseValues | undefined {
+    return this.sum(position) ? this.table.take() : undefined;
+  }
+
+  /** How many terms `contextTermsAt(position)` holds (-1: none), without making them. */
+  contextSizeAt(position: number): number {
+    return this.sum(position) ? this.table.clear() : -1;
+  }
 }
 
 /** A chunk's neighbours as `chunkTerms` lends them: their offsets from it in the order summed, and their weights. */

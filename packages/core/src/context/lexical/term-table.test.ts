@@ -38,6 +38,10 @@ describe('TermTable', () => {
       ] as const) {
         for (const id of list) expected.set(id, (expected.get(id) ?? 0) + weight);
       }
+      // What `clear` forgets leaves nothing behind.
+      table.add(table.ranks(second), 2);
+      expect(table.clear()).toBe(new Set(second).size);
+      expect(table.empty).toBe(true);
       table.add(table.ranks(first), 1);
       table.add(table.ranks(second), 0.45);
       const indices = [...expected.keys()].sort((a, b) => a - b);

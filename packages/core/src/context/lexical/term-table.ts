@@ -85,6 +85,18 @@ export class TermTable {
     return this.count === 0;
   }
 
+  /** Forgets what was added since the last `take`, as `take` does; how many distinct terms it held. */
+  clear(): number {
+    const count = this.count;
+    for (let i = 0; i < count; i++) {
+      const rank = this.touched[i] as number;
+      this.sums[rank] = 0;
+      this.seen[rank] = 0;
+    }
+    this.count = 0;
+    return count;
+  }
+
   /** What was added since the last `take`, as ascending ids and their sums; then starts again from nothing. */
   take(): SparseValues {
     const ranks = this.touched.subarray(0, this.count).sort();

@@ -1,17 +1,25 @@
 import { vectorItemOf } from '../../cleanup/vectors.ts';
 import {
-  chunkTerms,
   DEFAULT_NEIGHBOUR_WINDOW,
+  type NeighbourTerms,
   neighbourOffsets,
+  ownTermsFirst,
   speakerTermIdsOf,
   textWords,
 } from '../lexical/index.ts';
-import type { VectorChain, VectorItem } from '../ports.ts';
+import type { SparseValues, VectorChain, VectorItem } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import { type ContextStoreDeps, DEFAULT_LEXICAL_WEIGHT, indexingFailed } from './deps.ts';
 
 // An add's vectors in two steps: their shapes (terms, chains, filter attributes) for every chunk of the add, which
 // its documents' fingerprints hash, then the embeddings of the chunks it writes (add.ts).
+
+/** Each chunk's own terms, and its contextTerms when asked for (`ownTermsFirst`), by its position in `chunks`. */
+interface ChunkTermsLater {
+  own: SparseValues[];
+  contextTermsAt(position: number): SparseValues | undefined;
+  contextSizeAt(position: number): number;
+}
 
 /**
  * Each chunk's terms with its neighbours' in `chunks`' order, or within its own document only (`separate`), from
@@ -22,17 +30,33 @@ function termsOf(
   chunks: readonly ContextRecord[],
   words: readonly (readonly string[])[],
   separate: boolean,
-) {
+): ChunkTermsLater {
   const window = deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW;
   const textsOf = (part: readonly ContextRecord[]) => part.map((chunk) => chunk.text);
-  if (!separate) return chunkTerms(textsOf(chunks), window, words);
-  const terms: ReturnType<typeof chunkTerms> = [];
-  // A document's chunks are consecutive (built document by document).
+  if (!separate) {
+    const { own, neighbours } = ownTermsFirst(textsOf(chunks), window, words);
+    return {
+      own,
+      contextTermsAt: (position) => neighbours.contextTermsAt(position),
+      contextSizeAt: (position) => neighbours.contextSizeAt(position),
+    };
+  }
+  const own: SparseValues[] = [];
+  // Each chunk's document's neighbour terms and its position among them. A document's chunks are consecutive
+  // (built document by document).
+  const parts: { neighbours: NeighbourTerms; at: number }[] = [];
   for (let start = 0, end = 1; start < chunks.length; start = end, end = start + 1) {
     while (end < chunks.length && chunks[end]?.document_id === chunks[start]?.document_id) end += 1;
-    terms.push(...chunkTerms(textsOf(chunks.slice(start, end)), window, words.slice(start, end)));
+    const part = ownTermsFirst(textsOf(chunks.slice(start, end)), window, words.slice(start, end));
+    own.push(...part.own);
+    for (let at = 0; at < end - start; at++) parts.push({ neighbours: part.neighbours, at });
   }
-  return terms;
+  const partAt = (position: number) => parts[position] as { neighbours: NeighbourTerms; at: number };
+  return {
+    own,
+    contextTermsAt: (position) => partAt(position).neighbours.contextTermsAt(partAt(position).at),
+    contextSizeAt: (position) => partAt(position).neighbours.contextSizeAt(partAt(position).at),
+  };
 }
 
 /** Where each chunk's contextTerms come from (VectorChain), as `termsOf` sums them: the same neighbours, in order. */
@@ -54,11 +78,19 @@ function chainsOf(deps: ContextStoreDeps, chunks: readonly ContextRecord[], sepa
   return chains;
 }
 
-/** A chunk's vector item before its embedding: everything but the values (placeholder), and the words it read. */
+/** An add's chunks' vector items before their embedding (the values), and what makes them whole. */
 export interface VectorShapes {
+  /** Each chunk's item but its values and contextTerms: what its document's fingerprint hashes, with `contextSizes`. */
   items: VectorItem[];
-  /** Each chunk's words (`textWords`), when the lexical half or the embedder reads them; else empty. */
+  /** Each chunk's contextTerms' length (-1: none). */
+  contextSizes: number[];
+  /**
+   * Each chunk's words (`textWords`), when the lexical half or the embedder reads them; else empty. Let go once
+   * the embedder has them (embeddedItems): an add holds them no longer than that.
+   */
   words: readonly (readonly string[])[];
+  /** The chunk's whole vector item, its contextTerms made now (`ownTermsFirst`). */
+  itemAt(position: number, values: Float32Array): VectorItem;
 }
 
 const NO_VALUES = new Float32Array(0);
@@ -67,6 +99,8 @@ const NO_VALUES = new Float32Array(0);
  * The chunks' vector items but their values: each chunk's terms, with its neighbours' in this add's order
  * (documents, then their chunks; or its own document's only), for the lexical half, and its filter attributes.
  * Each chunk's words are read once, for its terms and, by an embedder that reads the same words, its vector.
+ * The neighbours' terms are made when the item is (`itemAt`), not now: an add holds its items through its rows'
+ * writes, and the neighbours' terms are most of their numbers.
  */
 export function vectorShapesOf(
   deps: ContextStoreDeps,
@@ -75,32 +109,57 @@ export function vectorShapesOf(
 ): VectorShapes {
   const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
   const words = lexical || deps.embedder.embedWords ? chunks.map((chunk) => textWords(chunk.text)) : [];
-  const terms = lexical ? termsOf(deps, chunks, words, separate) : [];
+  const terms = lexical ? termsOf(deps, chunks, words, separate) : undefined;
   const chains = lexical ? chainsOf(deps, chunks, separate) : [];
-  return { items: chunks.map((chunk, i) => vectorItemOf(chunk, NO_VALUES, terms[i], chains[i])), words };
+  const itemOf = (position: number, values: Float32Array, contextTerms: SparseValues | undefined) => {
+    const chunk = chunks[position] as ContextRecord;
+    const own = terms?.own[position];
+    return vectorItemOf(chunk, values, own && { terms: own, contextTerms }, chains[position]);
+  };
+  return {
+    items: chunks.map((_, i) => itemOf(i, NO_VALUES, undefined)),
+    contextSizes: chunks.map((_, i) => terms?.contextSizeAt(i) ?? -1),
+    words,
+    itemAt: (position, values) => itemOf(position, values, terms?.contextTermsAt(position)),
+  };
 }
 
-/** The vector items of the chunks at `positions`, embedded (the embedder runs while rows are written). */
-export function embeddedItems(
-  deps: ContextStoreDeps,
+/** Makes the vector items of the chunks it was given, whole, when they are written. */
+export type VectorsToWrite = () => VectorItem[];
+
+/** The embeddings of the chunks at `positions`, from the words `shapes` holds, which it lets go of now. */
+function embed(
+  { embedder }: ContextStoreDeps,
   chunks: readonly ContextRecord[],
   shapes: VectorShapes,
   positions: readonly number[],
-): Promise<VectorItem[]> {
-  const { embedder } = deps;
+): Promise<Float32Array[]> {
   const texts = positions.map((i) => (chunks[i] as ContextRecord).text);
-  const embedding = (
+  const { words } = shapes;
+  shapes.words = [];
+  return (
     embedder.embedWords
       ? embedder.embedWords(
           texts,
-          positions.map((i) => shapes.words[i] as readonly string[]),
+          positions.map((i) => words[i] as readonly string[]),
           'document',
         )
       : embedder.embed(texts, 'document')
   ).catch((error: unknown) => {
     throw indexingFailed('embedding the documents failed; nothing was added, retry the request', error);
   });
-  return embedding.then((vectors) =>
-    positions.map((i, j) => ({ ...(shapes.items[i] as VectorItem), values: vectors[j] as Float32Array })),
-  );
+}
+
+/**
+ * The vector items of the chunks at `positions`, embedded (the embedder runs while rows are written): made whole
+ * only when called, just before they are written, so their neighbours' terms die young.
+ */
+export async function embeddedItems(
+  deps: ContextStoreDeps,
+  chunks: readonly ContextRecord[],
+  shapes: VectorShapes,
+  positions: readonly number[],
+): Promise<VectorsToWrite> {
+  const vectors = await embed(deps, chunks, shapes, positions);
+  return () => positions.map((i, j) => shapes.itemAt(i, vectors[j] as Float32Array));
 }

@@ -71,7 +71,8 @@ function fingerprintDocuments(deps: ContextStoreDeps, built: Iterable<BuiltDocum
   let offset = 0;
   for (const { document, chunks } of built) {
     const items = shapes.items.slice(offset, offset + chunks.length);
-    document.fingerprint = fingerprintOf(deps.embedder, document, chunks, items);
+    const contextSizes = shapes.contextSizes.slice(offset, offset + chunks.length);
+    document.fingerprint = fingerprintOf(deps.embedder, document, chunks, items, contextSizes);
     offset += chunks.length;
   }
 }

@@ -70,4 +70,14 @@ describe('fingerprintOf', () => {
     ];
     expect(new Set([same, ...changed]).size).toBe(changed.length + 1);
   });
+
+  it('is the same from the sizes of the neighbours’ terms as from the terms themselves (stored fingerprints hold)', () => {
+    const { document, chunks } = buildDocument({ content: documentAbout('puffin', 4), fileName: 'p.txt' }, ctx);
+    const shapes = vectorShapesOf(deps, chunks, false);
+    const whole = chunks.map((_, i) => shapes.itemAt(i, new Float32Array(0)));
+    expect(whole.filter((item) => item.contextTerms).length).toBe(chunks.length);
+    expect(fingerprintOf(embedder, document, chunks, shapes.items, shapes.contextSizes)).toBe(
+      fingerprintOf(embedder, document, chunks, whole),
+    );
+  });
 });

@@ -17,6 +17,8 @@ export function fingerprintOf(
   document: ContextRecord,
   chunks: readonly ContextRecord[],
   items: readonly VectorItem[],
+  /** Each chunk's contextTerms' length (-1: none), when `items` do not hold them yet (add-vectors.ts). */
+  contextSizes?: readonly number[],
 ): string {
   // Three streams, each hashed in one call (a call per field cost more than the hashing): the structure as JSON,
   // which gives every text's and number list's length; the number lists as float64 bytes (a term list's weights as
@@ -33,7 +35,7 @@ export function fingerprintOf(
     // weights, and the code that summed them made its own terms, which are hashed.
     const chunkLists = [terms?.indices, terms?.values, chain?.weights, chain?.unlent];
     structure.push(fields, content === text ? null : content, text.length, item, shown === text ? null : shown);
-    structure.push(chain?.neighbours ?? null, contextTerms?.indices.length ?? -1);
+    structure.push(chain?.neighbours ?? null, contextSizes?.[i] ?? contextTerms?.indices.length ?? -1);
     structure.push(chunkLists.map((list) => list?.length ?? -1));
     for (const list of chunkLists) if (list) lists.push(list);
     texts += text;

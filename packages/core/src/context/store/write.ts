@@ -1,6 +1,7 @@
 import type { TenantKey } from '../../auth/index.ts';
 import type { VectorItem } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
+import type { VectorsToWrite } from './add-vectors.ts';
 import { type ContextStoreDeps, indexingFailed } from './deps.ts';
 import { forgetFingerprints } from './fingerprint.ts';
 import { bumpAfterHiding } from './visibility-cache.ts';
@@ -10,8 +11,11 @@ export interface AddWrite {
   tenant: TenantKey;
   documents: ContextRecord[];
   chunks: ContextRecord[];
-  /** The chunks' vector items, being computed (embedding runs while rows are written). */
-  vectors: Promise<VectorItem[]>;
+  /**
+   * The chunks' vector items, in the order of `chunks`: being embedded while rows are written, then made whole
+   * just before they are written (add-vectors.ts).
+   */
+  vectors: Promise<VectorsToWrite>;
 }
 
 async function upsertVectors(deps: ContextStoreDeps, tenant: TenantKey, items: readonly VectorItem[]): Promise<void> {
@@ -24,8 +28,8 @@ async function upsertVectors(deps: ContextStoreDeps, tenant: TenantKey, items: r
 
 /** Chunk rows, while the vectors are computed: rows before vectors, which the cleanup's orphan sweep relies on. */
 async function chunkRowsThenVectors(deps: ContextStoreDeps, write: AddWrite): Promise<void> {
-  const [, items] = await Promise.all([deps.repository.putMany(write.chunks), write.vectors]);
-  await upsertVectors(deps, write.tenant, items);
+  const [, vectors] = await Promise.all([deps.repository.putMany(write.chunks), write.vectors]);
+  await upsertVectors(deps, write.tenant, vectors());
 }
 
 function subsetOf(write: AddWrite, documentIds: ReadonlySet<string>): AddWrite {
@@ -34,7 +38,7 @@ function subsetOf(write: AddWrite, documentIds: ReadonlySet<string>): AddWrite {
     tenant: write.tenant,
     documents: write.documents.filter((document) => documentIds.has(document._id)),
     chunks: write.chunks.filter((_, i) => keep[i]),
-    vectors: write.vectors.then((items) => items.filter((_, i) => keep[i])),
+    vectors: write.vectors.then((vectors) => () => vectors().filter((_, i) => keep[i])),
   };
 }
 
