@@ -34,10 +34,12 @@ function attributeOf(value: unknown): AttributeValue | undefined {
  * row written (item-attributes.test.ts compares the two on records of every shape).
  */
 export function itemAttributes(item: Record<string, unknown>): Record<string, AttributeValue> {
-  const attributes: Record<string, AttributeValue> = {};
+  // Made whole by Object.fromEntries: added one computed key at a time, an object of a row's ~30 attributes turned
+  // into a hash table (V8 allows a dozen such properties outside the object), ~1.3 KB a row held through the write.
+  const attributes: [string, AttributeValue][] = [];
   for (const key of Object.keys(item)) {
     const value = attributeOf(item[key]);
-    if (value !== undefined) attributes[key] = value;
+    if (value !== undefined) attributes.push([key, value]);
   }
-  return attributes;
+  return Object.fromEntries(attributes);
 }
