@@ -225,7 +225,9 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
     }
     expect(await documentNames(client)).toEqual([]);
     // A tool that does not exist is a protocol error, not a tool result.
-    await expect(callTool(client, 'drop_everything', {})).rejects.toThrow(/unknown tool 'drop_everything'/);
+    await expect(callTool(client, 'drop_everything', {})).rejects.toThrow(
+      /^MCP error -32602: unknown tool 'drop_everything'$/,
+    );
   });
 
   it('answers 401 before any MCP message without a valid token', async () => {

@@ -5,7 +5,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { logFailure, publicMessage, statusOf, toMemgateError } from '../errors/index.ts';
@@ -59,7 +58,7 @@ export function createMemoryServer({
   server.setRequestHandler(CallToolRequestSchema, async function callMemoryTool(request) {
     const { name, arguments: args = {} } = request.params;
     const tool = TOOLS_BY_NAME.get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool '${name.slice(0, 64)}'`);
+    if (!tool) throw protocolError(ErrorCode.InvalidParams, `unknown tool '${name.slice(0, 64)}'`);
     const started = performance.now();
     try {
       const result = resultOf(await tool.call(store, principal, args));
@@ -76,3 +75,11 @@ export function createMemoryServer({
 }
 
 const elapsed = (started: number) => Math.round((performance.now() - started) * 100) / 100;
+
+/**
+ * A JSON-RPC error the SDK sends with this message as it is. McpError writes 'MCP error <code>: ' into its message,
+ * which the SDK's client prefixes again: clients showed 'MCP error -32602: MCP error -32602: unknown tool …'.
+ */
+function protocolError(code: ErrorCode, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
