@@ -307,21 +307,27 @@ describe('route B over the operator upstream: tool calls both ways', () => {
     expect(fake.added).toHaveLength(0);
   });
 
-  it('ends a stream whose upstream closed before a finish_reason with an error event, not a completed response', async () => {
+  it('ends a stream whose upstream closed before [DONE] or a finish_reason with an error event, not completed', async () => {
     const chunk = (content: string) =>
       `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
-    stub.setBehavior({ garbage: chunk('Paris ') + chunk('is ') });
-    const res = await post(`${operator.url}/api/v1/proxy/default/responses`, {
-      model: 'memgate/default',
-      input: 'Weather in Paris?',
-      stream: true,
-    });
-    const events = eventsOf(await res.text());
-    expect(events.map((event) => event.event)).toContain('response.output_text.delta');
-    expect(events.map((event) => event.event)).not.toContain('response.completed');
-    expect(events.at(-1)?.data).toMatchObject({ type: 'error', code: 'upstream_stream_failed' });
+    const ask = async (body: string) => {
+      stub.setBehavior({ garbage: body });
+      const res = await post(`${operator.url}/api/v1/proxy/default/responses`, {
+        model: 'memgate/default',
+        input: 'Weather in Paris?',
+        stream: true,
+      });
+      return eventsOf(await res.text());
+    };
+    const cut = await ask(chunk('Paris ') + chunk('is '));
+    expect(cut.map((event) => event.event)).toContain('response.output_text.delta');
+    expect(cut.map((event) => event.event)).not.toContain('response.completed');
+    expect(cut.at(-1)?.data).toMatchObject({ type: 'error', code: 'upstream_stream_failed' });
     await operator.background.idle();
     expect(fake.added).toHaveLength(0);
+    // An upstream that ends with [DONE] but never names a finish_reason answered in full.
+    const whole = await ask(`${chunk('Paris ')}${chunk('is sunny.')}data: [DONE]\n\n`);
+    expect(whole.at(-1)?.data).toMatchObject({ type: 'response.completed' });
   });
 
   it('logs a client that leaves mid-stream as such, not as a failed stream', async () => {

@@ -58,14 +58,20 @@ export async function streamChat(
   }
   const raw = await model.passthrough({ ...request, stream: true }, options(signal));
   if (raw.status >= 400) return { ok: false, response: await operatorUpstreamError(raw, headers) };
+  const end = { done: false };
   return {
     ok: true,
-    value: parsedChunks(ssePayloads(raw.body)),
+    value: parsedChunks(ssePayloads(raw.body, end), end),
     headers: forwardedHeaders(raw.headers, 'operator'),
   };
 }
 
-async function* ssePayloads(body: AsyncIterable<Uint8Array>): AsyncIterable<string> {
+/** Whether an upstream's event stream reached its `data: [DONE]`. */
+interface StreamEnd {
+  done: boolean;
+}
+
+async function* ssePayloads(body: AsyncIterable<Uint8Array>, end: StreamEnd): AsyncIterable<string> {
   const pending: string[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event.data) });
   const decoder = new TextDecoder();
@@ -82,6 +88,7 @@ async function* ssePayloads(body: AsyncIterable<Uint8Array>): AsyncIterable<stri
     parser.feed(decoder.decode(next.value, { stream: true }));
     for (const data of pending.splice(0)) {
       if (data === '[DONE]') {
+        end.done = true;
         await iterator.return?.();
         return;
       }
@@ -90,11 +97,21 @@ async function* ssePayloads(body: AsyncIterable<Uint8Array>): AsyncIterable<stri
   }
 }
 
-async function* parsedChunks(payloads: AsyncIterable<string>): AsyncIterable<ChatCompletionChunk> {
+/** Chunks parsed; with an upstream's `end`, one closed early is an error (the model's own stream ends as it ends). */
+async function* parsedChunks(payloads: AsyncIterable<string>, end?: StreamEnd): AsyncIterable<ChatCompletionChunk> {
+  let chunks = 0;
+  let finished = false;
   for await (const payload of payloads) {
     const chunk = parse<ChatCompletionChunk & { error?: unknown }>(payload);
     // An error event inside a 200 stream (some upstreams report late failures so).
     if (chunk.error) throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream failed');
+    chunks++;
+    if (chunk.choices?.some((choice) => choice.finish_reason)) finished = true;
     yield chunk;
+  }
+  // Closed cleanly with neither [DONE] nor a finish_reason (a proxy or server closing early): the text so far is not
+  // the answer. A body with no chunk at all is the route's own error.
+  if (end && !end.done && !finished && chunks > 0) {
+    throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream ended before the answer');
   }
 }

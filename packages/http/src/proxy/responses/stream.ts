@@ -180,10 +180,6 @@ export function createResponseStream(shell: ResponseShell) {
       events.push(event(type, { response: snapshot(end.status, { incomplete_details: end.incomplete_details }) }));
       return events;
     },
-    /** Whether the model said why it stopped (a finish_reason): an answer without one was cut on the way. */
-    finished(): boolean {
-      return finishReason !== null;
-    },
     /** The `error` event a failed stream ends with. */
     failure(message: string, code: string): ResponseEvent {
       return event('error', { code, message, param: null });
