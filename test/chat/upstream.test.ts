@@ -69,6 +69,15 @@ describe('chat on an upstream default model', () => {
     expect(read.data.join('\n')).not.toContain('sk-operator-key');
   });
 
+  it('ends an answer whose upstream closed before [DONE] or a finish_reason with an error event, not as the answer', async () => {
+    const chunk = (content: string) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+    stub.setBehavior({ garbage: chunk('The beans are ') + chunk('in the ') });
+    const events = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question] })));
+    expect(events.filter((event) => event.type === 'final_response' || event.type === 'metadata')).toEqual([]);
+    expect(events.at(-1)).toEqual({ content: null, error: { message: 'upstream stream ended before the answer' } });
+  });
+
   it('passes an upstream error status on as an error event', async () => {
     stub.setBehavior({ error: { status: 503, body: { error: { message: 'overloaded' } } } });
     const events = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question] })));

@@ -35,6 +35,22 @@ describe('upstream ChatModel (what the chat reuses)', () => {
     expect(payloads.map((payload) => JSON.parse(payload).choices[0].delta.content ?? '').join('')).toBe('ab');
   });
 
+  it('fails a stream cut before [DONE] or a finish_reason, and takes one that ends with either as whole', async () => {
+    const chunk = (content: string, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
+    const read = async (body: string) => {
+      stub.setBehavior({ garbage: body });
+      const payloads: string[] = [];
+      for await (const payload of model.stream(request, {})) payloads.push(payload);
+      return payloads.length;
+    };
+    const cut = await read(chunk('Paris ') + chunk('is ')).catch((error: unknown) => error);
+    expect(cut).toBeInstanceOf(MemgateError);
+    expect(cut).toMatchObject({ code: 'upstream_stream_failed' });
+    expect(await read(chunk('Paris ') + chunk('is sunny.', 'stop'))).toBe(2);
+    expect(await read(`${chunk('Paris ')}${chunk('is sunny.')}data: [DONE]\n\n`)).toBe(2);
+  });
+
   it("keeps a base URL's query after the endpoint's path (Azure's api-version)", async () => {
     stub.setBehavior({ reply: 'from azure' });
     const azure = createUpstreamModel({ baseUrl: `${stub.url}/?api-version=2024-10-21`, timeoutMs: 5000, guard });

@@ -19,6 +19,9 @@ import { redirectRefused, UpstreamStatusError, upstreamFailure } from './errors.
 
 export { UpstreamStatusError } from './errors.ts';
 
+/** A chunk naming why the model stopped ("finish_reason":"stop", …; null while it streams). */
+const FINISH_REASON = /"finish_reason"\s*:\s*"/;
+
 export interface UpstreamModelOptions {
   /** Base URL of an OpenAI-compatible API; `/chat/completions` (or `/responses`, `/models`) is appended. */
   baseUrl: string;
@@ -152,6 +155,7 @@ export function createUpstreamModel({
     });
     const decoder = new TextDecoder();
     let events = 0;
+    let finished = false;
     for await (const bytes of raw.body as unknown as AsyncIterable<Uint8Array>) {
       const text = decoder.decode(bytes, { stream: true });
       unfinished += text.length;
@@ -160,12 +164,22 @@ export function createUpstreamModel({
       for (const data of pending.splice(0)) {
         if (data === '[DONE]') return;
         events += 1;
+        if (!finished && FINISH_REASON.test(data)) finished = true;
         yield data;
       }
     }
     // A body that held no event at all (an HTML error page, plain text) is a broken upstream, not an empty answer.
     if (events === 0) {
       throw new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered without events');
+    }
+    // Closed cleanly with neither [DONE] nor a finish_reason (a proxy or server closing early): the text so far is
+    // not the answer, and the chat must not show or keep it as one.
+    if (!finished) {
+      throw new MemgateError(
+        'upstream_unavailable',
+        'upstream_stream_failed',
+        'upstream stream ended before the answer',
+      );
     }
   }
 
