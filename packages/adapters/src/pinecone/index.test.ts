@@ -49,8 +49,14 @@ describe('Pinecone vector index: requests the real client sends', () => {
 
   it('upserts into the tenant namespace in batches of at most 1,000, with only the metadata fields', async () => {
     await adapter().upsert('org:acme', items(2_500, 8));
-    const upserts = emulator.requests.filter((request) => request.path === '/vectors/upsert');
+    // The batches go out concurrently: the emulator sees them in whatever order they arrive.
+    const upserts = emulator.requests
+      .filter((request) => request.path === '/vectors/upsert')
+      .sort((a, b) => Number(vectorsOf(a)[0]?.id.slice(6)) - Number(vectorsOf(b)[0]?.id.slice(6)));
     expect(upserts.map((request) => vectorsOf(request).length)).toEqual([1000, 1000, 500]);
+    expect(upserts.flatMap((request) => vectorsOf(request).map((vector) => vector.id))).toEqual(
+      Array.from({ length: 2_500 }, (_, i) => `chunk-${i}`),
+    );
     for (const request of upserts) {
       expect(request.method).toBe('POST');
       expect(request.body?.namespace).toBe('org:acme');
