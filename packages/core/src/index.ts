@@ -14,4 +14,5 @@ export * from './errors/index.ts';
 export * from './extractive/index.ts';
 export * from './history/index.ts';
 export * from './model/bounded-body.ts';
+export * from './model/chunk-stream.ts';
 export * from './model/index.ts';

@@ -2,25 +2,19 @@ import {
   type ChatCompletion,
   type ChatCompletionRequest,
   type ChatModel,
-  MAX_UPSTREAM_BODY_BYTES,
-  MemgateError,
   type PassthroughOptions,
   type RawCompletionResponse,
   type RelayCall,
   readBoundedText,
   readUpTo,
-  upstreamResponseTooLarge,
+  upstreamChunkPayloads,
 } from '@memgate/core';
-import { createParser } from 'eventsource-parser';
 import { request as undiciRequest } from 'undici';
 import type { TargetGuard } from '../ssrf/index.ts';
 import { splitBaseUrl } from './endpoint.ts';
 import { redirectRefused, UpstreamStatusError, upstreamFailure } from './errors.ts';
 
 export { UpstreamStatusError } from './errors.ts';
-
-/** A chunk naming why the model stopped ("finish_reason":"stop", …; null while it streams). */
-const FINISH_REASON = /"finish_reason"\s*:\s*"/;
 
 export interface UpstreamModelOptions {
   /** Base URL of an OpenAI-compatible API; `/chat/completions` (or `/responses`, `/models`) is appended. */
@@ -144,43 +138,7 @@ export function createUpstreamModel({
   async function* stream(request: ChatCompletionRequest, options: { signal?: AbortSignal }): AsyncIterable<string> {
     const raw = await passthrough({ ...request, stream: true }, options);
     if (raw.status >= 400) throw await statusError(raw);
-    const pending: string[] = [];
-    // Characters fed since the last event: the parser holds an unfinished event, which must not grow without bound.
-    let unfinished = 0;
-    const parser = createParser({
-      onEvent: (event) => {
-        unfinished = 0;
-        pending.push(event.data);
-      },
-    });
-    const decoder = new TextDecoder();
-    let events = 0;
-    let finished = false;
-    for await (const bytes of raw.body as unknown as AsyncIterable<Uint8Array>) {
-      const text = decoder.decode(bytes, { stream: true });
-      unfinished += text.length;
-      if (unfinished > MAX_UPSTREAM_BODY_BYTES) throw upstreamResponseTooLarge();
-      parser.feed(text);
-      for (const data of pending.splice(0)) {
-        if (data === '[DONE]') return;
-        events += 1;
-        if (!finished && FINISH_REASON.test(data)) finished = true;
-        yield data;
-      }
-    }
-    // A body that held no event at all (an HTML error page, plain text) is a broken upstream, not an empty answer.
-    if (events === 0) {
-      throw new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered without events');
-    }
-    // Closed cleanly with neither [DONE] nor a finish_reason (a proxy or server closing early): the text so far is
-    // not the answer, and the chat must not show or keep it as one.
-    if (!finished) {
-      throw new MemgateError(
-        'upstream_unavailable',
-        'upstream_stream_failed',
-        'upstream stream ended before the answer',
-      );
-    }
+    yield* upstreamChunkPayloads(raw.body as unknown as AsyncIterable<Uint8Array>);
   }
 
   return { id, complete, stream, passthrough, relay };

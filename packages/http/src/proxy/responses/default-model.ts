@@ -5,8 +5,8 @@ import {
   type ChatModel,
   MemgateError,
   readBoundedText,
+  upstreamChunkPayloads,
 } from '@memgate/core';
-import { createParser } from 'eventsource-parser';
 import { operatorUpstreamError } from '../operator-error.ts';
 import { forwardedHeaders } from '../upstream-headers.ts';
 
@@ -58,60 +58,27 @@ export async function streamChat(
   }
   const raw = await model.passthrough({ ...request, stream: true }, options(signal));
   if (raw.status >= 400) return { ok: false, response: await operatorUpstreamError(raw, headers) };
-  const end = { done: false };
   return {
     ok: true,
-    value: parsedChunks(ssePayloads(raw.body, end), end),
+    value: parsedChunks(upstreamChunkPayloads(brokenNamed(raw.body))),
     headers: forwardedHeaders(raw.headers, 'operator'),
   };
 }
 
-/** Whether an upstream's event stream reached its `data: [DONE]`. */
-interface StreamEnd {
-  done: boolean;
-}
-
-async function* ssePayloads(body: AsyncIterable<Uint8Array>, end: StreamEnd): AsyncIterable<string> {
-  const pending: string[] = [];
-  const parser = createParser({ onEvent: (event) => pending.push(event.data) });
-  const decoder = new TextDecoder();
-  const iterator = body[Symbol.asyncIterator]();
-  for (;;) {
-    let next: IteratorResult<Uint8Array>;
-    try {
-      next = await iterator.next();
-    } catch {
-      // The connection broke midway: the caller sees what failed, not a bare internal error.
-      throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream failed');
-    }
-    if (next.done) return;
-    parser.feed(decoder.decode(next.value, { stream: true }));
-    for (const data of pending.splice(0)) {
-      if (data === '[DONE]') {
-        end.done = true;
-        await iterator.return?.();
-        return;
-      }
-      yield data;
-    }
+/** The body's bytes, a connection that broke midway failing as what it is rather than as a bare internal error. */
+async function* brokenNamed(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  try {
+    yield* body;
+  } catch {
+    throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream failed');
   }
 }
 
-/** Chunks parsed; with an upstream's `end`, one closed early is an error (the model's own stream ends as it ends). */
-async function* parsedChunks(payloads: AsyncIterable<string>, end?: StreamEnd): AsyncIterable<ChatCompletionChunk> {
-  let chunks = 0;
-  let finished = false;
+async function* parsedChunks(payloads: AsyncIterable<string>): AsyncIterable<ChatCompletionChunk> {
   for await (const payload of payloads) {
     const chunk = parse<ChatCompletionChunk & { error?: unknown }>(payload);
     // An error event inside a 200 stream (some upstreams report late failures so).
     if (chunk.error) throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream failed');
-    chunks++;
-    if (chunk.choices?.some((choice) => choice.finish_reason)) finished = true;
     yield chunk;
-  }
-  // Closed cleanly with neither [DONE] nor a finish_reason (a proxy or server closing early): the text so far is not
-  // the answer. A body with no chunk at all is the route's own error.
-  if (end && !end.done && !finished && chunks > 0) {
-    throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream ended before the answer');
   }
 }
