@@ -43,6 +43,14 @@ describe('context message format', () => {
 
 describe('extractive responder', () => {
   const model = createExtractiveModel({ clock: () => new Date('2026-01-01T00:00:00Z'), tokens: EXACT_TOKENS });
+  /** The answer to `question` over a context message holding `stored`. */
+  const answerOver = async (stored: string, question: string) => {
+    const messages = [
+      { role: 'system' as const, content: stored },
+      { role: 'user' as const, content: question },
+    ];
+    return (await model.complete({ model: 'x', messages }, {})).choices[0]?.message.content;
+  };
 
   it('answers with the sentences that best match the question, its usage estimated without the tokenizer', async () => {
     const completion = await model.complete(
@@ -79,17 +87,7 @@ describe('extractive responder', () => {
       },
       ...passages,
     ]);
-    const completion = await model.complete(
-      {
-        model: 'x',
-        messages: [
-          { role: 'system', content: stored },
-          { role: 'user', content: 'When does the office open?' },
-        ],
-      },
-      {},
-    );
-    expect(completion.choices[0]?.message.content).toBe('Our office opens at 9 am.');
+    expect(await answerOver(stored, 'When does the office open?')).toBe('Our office opens at 9 am.');
   });
 
   it('quotes a whole sentence once, not the stored answers a token limit cut short before it', async () => {
@@ -98,17 +96,7 @@ describe('extractive responder', () => {
       { fileName: 'conversation-2.txt', text: 'User: When does the office open?\n\nAssistant: Our office opens' },
       ...passages,
     ]);
-    const completion = await model.complete(
-      {
-        model: 'x',
-        messages: [
-          { role: 'system', content: stored },
-          { role: 'user', content: 'When does the office open?' },
-        ],
-      },
-      {},
-    );
-    expect(completion.choices[0]?.message.content).toBe('Our office opens at 9 am.');
+    expect(await answerOver(stored, 'When does the office open?')).toBe('Our office opens at 9 am.');
   });
 
   it('says plainly when nothing relevant is stored', async () => {
