@@ -4,7 +4,7 @@ import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
 import { areaErrorHandler, jsonBody, limitBody, refuseOtherMethods, throwOnInvalid } from '../errors/index.ts';
 import { clientSignalOf } from '../request/index.ts';
-import { eventStream, eventsOf, SSE_HEADERS } from '../sse/index.ts';
+import { eventStream, eventsOf, overlongMessage, SSE_HEADERS } from '../sse/index.ts';
 import { generateRoute, replayRoute } from './routes.ts';
 
 export interface ChatAreaDeps {
@@ -69,12 +69,7 @@ async function* withinTime<T>(
   controller: AbortController,
   maxDurationMs: number,
 ): AsyncGenerator<T> {
-  const seconds = Math.round(maxDurationMs / 1000);
-  const limit = new MemgateError(
-    'upstream_timeout',
-    'upstream_timeout',
-    `the answer took longer than ${seconds} s and was cut`,
-  );
+  const limit = new MemgateError('upstream_timeout', 'upstream_timeout', overlongMessage(maxDurationMs));
   const deadline = setTimeout(() => controller.abort(limit), maxDurationMs);
   try {
     yield* events;

@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { DONE, dataEvent, keepAlive } from '../sse/index.ts';
+import { DONE, dataEvent, keepAlive, overlongMessage } from '../sse/index.ts';
 
 const encoder = new TextEncoder();
 
@@ -82,8 +82,7 @@ export function sseRelay(options: ForwardOptions) {
       return bytes;
     },
     overlong(): StreamFailure {
-      const seconds = Math.round(maxDurationMs / 1000);
-      return { message: `the answer took longer than ${seconds} s and was cut`, code: 'upstream_timeout' };
+      return { message: overlongMessage(maxDurationMs), code: 'upstream_timeout' };
     },
   };
 }

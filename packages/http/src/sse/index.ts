@@ -32,6 +32,11 @@ export const SSE_HEADERS = {
 } as const;
 
 /** One `data:` event line for a JSON value. */
+/** What a stream cut at its time limit (PROXY_TOTAL_TIMEOUT_MS) tells the caller: the proxy's and the chat's alike. */
+export function overlongMessage(maxDurationMs: number): string {
+  return `the answer took longer than ${Math.round(maxDurationMs / 1000)} s and was cut`;
+}
+
 export function dataEvent(value: unknown): Uint8Array {
   return encoder.encode(`data: ${JSON.stringify(value)}\n\n`);
 }
