@@ -20,10 +20,20 @@ export const api = new sst.aws.ApiGatewayV2('Api', {
   },
 });
 
+/**
+ * Every method of a context path goes to its function, so a wrong method gets the function's 405 with `Allow` in
+ * the context envelope, as locally (API Gateway's own answer for an unrouted method is a bare 404). Each method is
+ * routed by name rather than with `ANY`: a route matching OPTIONS could take a browser's preflight away from API
+ * Gateway's CORS answer and to the function, which would refuse it. With no OPTIONS route, API Gateway answers
+ * preflights itself, as it did when only the right method was routed.
+ */
+export const ROUTED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+
 export const contextFunctions = Object.fromEntries(
   Object.entries(contextRoutes).map(([route, { bundle, id, memory }]) => {
     const fn = lambda(id, { bundle, memory, timeout: '29 seconds', secrets: [...CONTEXT_SECRETS] });
-    api.route(route, fn.arn);
+    const path = route.slice(route.indexOf(' ') + 1);
+    for (const method of ROUTED_METHODS) api.route(`${method} ${path}`, fn.arn);
     return [route, fn];
   }),
 );

@@ -85,7 +85,29 @@ describe('sst.config.ts', () => {
         expect(routes.some((item) => item.route === route)).toBe(false);
       }
     }
-    expect(routes).toHaveLength(8);
+    // Context paths: 5 × 6 methods (next test); the docs: 3.
+    expect(routes).toHaveLength(5 * 6 + 3);
+  });
+
+  it('sends every method of a context path to its function (its 405 names the right one), leaving preflights to CORS', () => {
+    const contextPaths = Object.entries(SPEC_ROUTES).filter(([route]) => route.includes('/context/'));
+    for (const [route, { bundle }] of contextPaths) {
+      const path = route.split(' ')[1] as string;
+      const fn = functionFor(bundle);
+      const routed = routes.filter((item) => item.route.endsWith(` ${path}`));
+      expect(routed.map((item) => item.route.split(' ')[0]).sort(), path).toEqual(
+        ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'].sort(),
+      );
+      for (const item of routed) expect(item.handler, item.route).toEqual({ functionArn: fn.name });
+    }
+    // No OPTIONS or ANY route: a browser's preflight is answered by API Gateway from this configuration.
+    expect(routes.filter((item) => /^(OPTIONS|ANY) /.test(item.route))).toEqual([]);
+    const gateway = recorded.find((item) => item.kind === 'ApiGatewayV2');
+    expect(gateway?.args.cors).toMatchObject({
+      allowOrigins: ['*'],
+      allowMethods: expect.arrayContaining(['GET', 'POST']),
+      allowHeaders: expect.arrayContaining(['authorization', 'content-type']),
+    });
   });
 
   it('streams the SSE endpoints through function URLs with CORS, and nothing else', () => {

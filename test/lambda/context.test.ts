@@ -86,6 +86,22 @@ describe('context Lambdas (API Gateway HTTP API v2)', () => {
     expect(invalid.json).toMatchObject({ error: 'validation_error' });
   });
 
+  it('answers a wrong method (API Gateway routes every method of its path here) with 405 and Allow', async () => {
+    const cases = [
+      ['context-add', 'GET', '/api/v1/context/add', 'POST'],
+      ['context-search', 'PUT', '/api/v1/context/search', 'POST'],
+      ['context-delete', 'DELETE', '/api/v1/context/delete', 'POST'],
+      ['context-view', 'POST', '/api/v1/context/view', 'GET, HEAD'],
+      ['context-view-docs', 'PATCH', '/api/v1/context/view/docs', 'GET, HEAD'],
+    ] as const;
+    for (const [name, method, path, allow] of cases) {
+      const refused = await call(name, method, path, { auth: false });
+      expect(refused.statusCode, `${method} ${path}`).toBe(405);
+      expect(refused.headers?.allow, `${method} ${path}`).toBe(allow);
+      expect(refused.json, `${method} ${path}`).toMatchObject({ error: 'method_not_allowed' });
+    }
+  });
+
   it('reads a base64-encoded body (what API Gateway sends for binary media types) byte for byte', async () => {
     const content = 'Le congé annuel est de trente jours. 年次休暇は三十日です。';
     const text = JSON.stringify({ source: 'manuel', documents: [{ fileName: 'congé.md', content }] });
