@@ -132,3 +132,31 @@ describe('every change the proxy makes reaches the upstream', () => {
     expect(received.body).toEqual({ model: 'memgate/default', messages: [{ role: 'user', content: 'Hi' }] });
   });
 });
+
+// OpenAI's chat-completion parameters are nullable: openai-python sends `temperature=None` as null, and clients
+// that keep unset settings as null (LangChain, LiteLLM) do too. OpenAI reads null as left out.
+describe('optional parameters sent as null', () => {
+  const nulls = { max_tokens: null, temperature: null, top_p: null, frequency_penalty: null, presence_penalty: null };
+  const request = { ...nulls, stream: null, n: null, tools: null, model: 'memgate/default' };
+  const messages = [{ role: 'user', content: 'Do tomatoes need sun?' }];
+
+  it('route A forwards them as written', async () => {
+    const text = JSON.stringify({ ...request, messages, model: 'gpt-x' });
+    expect((await send(routeA('chat/completions'), text, PASSTHROUGH)).text).toBe(text);
+  });
+
+  it('route B answers on the operator’s upstream and on the extractive responder, unstreamed', async () => {
+    const text = JSON.stringify({ ...request, messages });
+    const received = await send(`${operator.url}/api/v1/proxy/default/chat/completions`, text, PASSTHROUGH);
+    expect(received.body).toMatchObject({ messages, model: 'memgate/default' });
+    const res = await fetch(`${proxy.url}/api/v1/proxy/default/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-memgate-store': 'off' },
+      body: text,
+    });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { object: string; choices: { message: { content: string } }[] };
+    expect(answer.object).toBe('chat.completion');
+    expect(answer.choices[0]?.message.content).toContain('Tomatoes need six hours of sun every day.');
+  });
+});

@@ -114,14 +114,14 @@ const messageRules = [
 const proxyRules: Rules = {
   model: { kind: 'string', required: true, invalid: [fc.constant('')] },
   messages: { kind: 'array', required: true, invalid: messageRules },
-  max_tokens: { kind: 'integer', invalid: [fc.constantFrom(0, -5, 1.5)] },
-  temperature: { kind: 'number', invalid: unit(0, 2) },
-  top_p: { kind: 'number', invalid: unit() },
-  frequency_penalty: { kind: 'number', invalid: unit(-2, 2) },
-  presence_penalty: { kind: 'number', invalid: unit(-2, 2) },
-  stream: { kind: 'boolean' },
-  tools: { kind: 'array', invalid: [fc.constant([{ function: {} }]), fc.constant([1])] },
-  n: { kind: 'integer', invalid: [fc.constantFrom(0, 129, 1.5)] },
+  max_tokens: { kind: 'integer', nullable: true, invalid: [fc.constantFrom(0, -5, 1.5)] },
+  temperature: { kind: 'number', nullable: true, invalid: unit(0, 2) },
+  top_p: { kind: 'number', nullable: true, invalid: unit() },
+  frequency_penalty: { kind: 'number', nullable: true, invalid: unit(-2, 2) },
+  presence_penalty: { kind: 'number', nullable: true, invalid: unit(-2, 2) },
+  stream: { kind: 'boolean', nullable: true },
+  tools: { kind: 'array', nullable: true, invalid: [fc.constant([{ function: {} }]), fc.constant([1])] },
+  n: { kind: 'integer', nullable: true, invalid: [fc.constantFrom(0, 129, 1.5)] },
 };
 
 const chatRules: Rules = {

@@ -22,16 +22,17 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/** Optional parameters may be null, as OpenAI's API allows: null means left out. */
 export interface ChatCompletionRequest {
   model: string;
   messages: ChatMessage[];
-  stream?: boolean;
-  max_tokens?: number;
-  temperature?: number;
-  top_p?: number;
-  frequency_penalty?: number;
-  presence_penalty?: number;
-  tools?: unknown[];
+  stream?: boolean | null;
+  max_tokens?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  frequency_penalty?: number | null;
+  presence_penalty?: number | null;
+  tools?: unknown[] | null;
   [key: string]: unknown;
 }
 

@@ -21,20 +21,26 @@ export const ProxyMessageSchema = z
 
 const penalty = z.number().min(-2).max(2);
 
-/** Spec 4.2's request table; any other OpenAI parameter (tools, tool_choice, response_format, stop, n, seed, user, stream_options...) passes through. */
+/**
+ * Spec 4.2's request table; any other OpenAI parameter (tools, tool_choice, response_format, stop, n, seed, user, stream_options...) passes through.
+ * Optional parameters may be null, as in OpenAI's API (openai-python sends `None` so): null means left out.
+ */
 export const ProxyRequestSchema = z
   .object({
     model: z.string().min(1),
     messages: z.array(ProxyMessageSchema).min(1, 'messages must not be empty'),
-    max_tokens: z.number().int().positive().optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    top_p: z.number().min(0).max(1).optional(),
-    frequency_penalty: penalty.optional(),
-    presence_penalty: penalty.optional(),
-    stream: z.boolean().optional(),
+    max_tokens: z.number().int().positive().nullable().optional(),
+    temperature: z.number().min(0).max(2).nullable().optional(),
+    top_p: z.number().min(0).max(1).nullable().optional(),
+    frequency_penalty: penalty.nullable().optional(),
+    presence_penalty: penalty.nullable().optional(),
+    stream: z.boolean().nullable().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
-    tools: z.array(z.object({ type: z.string() }).loose()).optional(),
-    n: z.number().int().min(1).max(128).optional(),
+    tools: z
+      .array(z.object({ type: z.string() }).loose())
+      .nullable()
+      .optional(),
+    n: z.number().int().min(1).max(128).nullable().optional(),
   })
   .loose()
   .openapi('ChatCompletionRequest');
