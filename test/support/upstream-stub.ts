@@ -114,6 +114,8 @@ export async function startUpstreamStub(
     basePath?: string;
     /** Keep each request in `requests` (default); a benchmark's stub answers thousands and reads none. */
     record?: boolean;
+    /** Node's limit on a request's line and headers (default 16 KB), raised by tests that send longer paths. */
+    maxHeaderSize?: number;
   } = {},
 ): Promise<UpstreamStub> {
   const basePath = options.basePath ?? '/v1';
@@ -240,7 +242,7 @@ export async function startUpstreamStub(
     res.end('data: [DONE]\n\n');
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: options.maxHeaderSize ?? 16_384 }, (req, res) => {
     void (async () => {
       const recorded: RecordedRequest = {
         method: req.method ?? '',

@@ -7,5 +7,12 @@ export function splitBaseUrl(baseUrl: URL | string): { base: string; query: stri
   const query = url.search;
   url.search = '';
   url.hash = '';
-  return { base: url.href.replace(/\/+$/, ''), query };
+  return { base: withoutTrailingSlashes(url.href), query };
+}
+
+/** Not `/\/+$/`: a regex tries it from each slash of a run, quadratic in a run that does not end the text. */
+function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end -= 1;
+  return text.slice(0, end);
 }
