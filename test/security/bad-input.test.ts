@@ -72,14 +72,22 @@ const addRules: Rules = {
       fc.constant([doc, 'not a document']),
     ],
   },
-  user_id: { kind: 'string', invalid: [otherUser, longString(129), fc.constant('')] },
+  user_id: { kind: 'string', nullable: true, invalid: [otherUser, longString(129), fc.constant('')] },
   organization_id: { kind: 'string', nullable: true, invalid: [foreignOrg] },
-  source: { kind: 'string', invalid: [longString(1025)] },
-  context_type: { kind: 'string', invalid: [oddUnicode] },
+  source: { kind: 'string', nullable: true, invalid: [longString(1025)] },
+  context_type: { kind: 'string', nullable: true, invalid: [oddUnicode] },
   scope: { kind: 'string', nullable: true, invalid: [oddUnicode] },
-  metadata: { kind: 'object', invalid: [fc.constant({ file_name: 3 }), fc.constant({ modalities: [1] })] },
-  chained: { kind: 'booleanLike', invalid: [fc.constantFrom('yes', 'TRUE', 1, 0)] },
-  tags: { kind: 'array', invalid: [fc.constant(Array.from({ length: 101 }, (_, i) => `t${i}`)), fc.constant([1])] },
+  metadata: {
+    kind: 'object',
+    nullable: true,
+    invalid: [fc.constant({ file_name: 3 }), fc.constant({ modalities: [1] })],
+  },
+  chained: { kind: 'booleanLike', nullable: true, invalid: [fc.constantFrom('yes', 'TRUE', 1, 0)] },
+  tags: {
+    kind: 'array',
+    nullable: true,
+    invalid: [fc.constant(Array.from({ length: 101 }, (_, i) => `t${i}`)), fc.constant([1])],
+  },
 };
 
 const searchValid = { query: 'seed note', similarity_threshold: 1, minimum_similarity_threshold: 0 };
@@ -87,17 +95,21 @@ const searchRules: Rules = {
   query: { kind: 'string', required: true, invalid: [fc.constant(''), longString(10_001)] },
   similarity_threshold: { kind: 'number', required: true, invalid: unit() },
   minimum_similarity_threshold: { kind: 'number', required: true, invalid: unit() },
-  top_k: { kind: 'integer', invalid: [fc.constantFrom(0, -1, 101, 1_000_000, 2.5)] },
+  top_k: { kind: 'integer', nullable: true, invalid: [fc.constantFrom(0, -1, 101, 1_000_000, 2.5)] },
   scope: { kind: 'string', nullable: true, invalid: [oddUnicode] },
-  organization_id: { kind: 'string', invalid: [foreignOrg] },
-  user_id: { kind: 'string', invalid: [otherUser] },
-  metadata: { kind: 'object', invalid: [fc.constant({ file_name: 3 }), fc.constant({ tags: { a: 1 } })] },
+  organization_id: { kind: 'string', nullable: true, invalid: [foreignOrg] },
+  user_id: { kind: 'string', nullable: true, invalid: [otherUser] },
+  metadata: {
+    kind: 'object',
+    nullable: true,
+    invalid: [fc.constant({ file_name: 3 }), fc.constant({ tags: { a: 1 } })],
+  },
 };
 
 const deleteRules: Rules = {
   source: { kind: 'string', required: true, invalid: [fc.constant(''), longString(1025)] },
-  by_doc: { kind: 'boolean' },
-  by_id: { kind: 'boolean' },
+  by_doc: { kind: 'boolean', nullable: true },
+  by_id: { kind: 'boolean', nullable: true },
   user_id: { kind: 'string', nullable: true, invalid: [otherUser] },
   organization_id: { kind: 'string', nullable: true, invalid: [foreignOrg] },
 };

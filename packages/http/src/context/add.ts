@@ -5,6 +5,7 @@ import {
   bodyErrors,
   ContextType,
   json,
+  nullsLeftOut,
   Scope,
   type ServeContextRoute,
   StringListLike,
@@ -68,6 +69,7 @@ export const AddBody = z
   })
   .openapi('ContextAddRequest');
 export type AddBody = z.infer<typeof AddBody>;
+const leaveOutNulls = nullsLeftOut(AddBody, { field: 'documents', schema: DocumentBody });
 
 export const AddResponse = z
   .object({
@@ -102,13 +104,16 @@ export const addRoute = createRoute({
 /** POST /api/v1/context/add. */
 export const serveAdd: ServeContextRoute = (app, deps) => {
   const { store } = deps;
-  app.openapi({ ...addRoute, middleware: withBody(deps, 'context:write') }, async function addDocuments(c) {
-    const { chained, metadata, ...rest } = c.req.valid('json');
-    const result = await store.add(c.var.principal, {
-      ...rest,
-      ...(metadata ? { metadata } : {}),
-      chained: chained === true || chained === 'true',
-    });
-    return c.json(result, 201);
-  });
+  app.openapi(
+    { ...addRoute, middleware: withBody(deps, 'context:write', leaveOutNulls) },
+    async function addDocuments(c) {
+      const { chained, metadata, ...rest } = c.req.valid('json');
+      const result = await store.add(c.var.principal, {
+        ...rest,
+        ...(metadata ? { metadata } : {}),
+        chained: chained === true || chained === 'true',
+      });
+      return c.json(result, 201);
+    },
+  );
 };

@@ -2,7 +2,7 @@ import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { CONTEXT_SCOPES, CONTEXT_TYPES, type ContextStore } from '@memgate/core';
 import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
-import { jsonBody, limitBody } from '../errors/index.ts';
+import { jsonBody, limitBody, type PrepareBody } from '../errors/index.ts';
 
 // What every context route shares. Each route lives in its own module (add, search, delete, view) with its schemas,
 // so that a Lambda function serving one route builds that route's schemas only (functions/runtime/context-app.ts).
@@ -50,11 +50,49 @@ export const bodyErrors = {
 };
 export const tags = ['context'];
 
+type ObjectSchema = { shape: Record<string, z.ZodType> };
+
+/** The fields of `schema` that refuse null. */
+function refusingNull(schema: ObjectSchema): ReadonlySet<string> {
+  return new Set(Object.keys(schema.shape).filter((key) => !schema.shape[key]?.safeParse(null).success));
+}
+
+function withoutNulls(body: Record<string, unknown>, refused: ReadonlySet<string>): Record<string, unknown> {
+  let kept: Record<string, unknown> | undefined;
+  for (const key in body) {
+    if (body[key] !== null || !refused.has(key)) continue;
+    kept ??= { ...body };
+    delete kept[key];
+  }
+  return kept ?? body;
+}
+
 /**
- * Before the validator run the body limit, the token check and `jsonBody` (JSON, nesting depth, an object), so a bad
- * token is a 401 before the body is read.
+ * A field sent as null where its schema takes no null counts as left out: clients that keep unset fields as null
+ * (pydantic's model_dump, openai-python's None) send every optional field so. A field whose schema takes null
+ * (delete's `organization_id: null`, personal records only) keeps it. `items` does the same inside one list's
+ * objects (add's documents).
+ */
+export function nullsLeftOut(schema: ObjectSchema, items?: { field: string; schema: ObjectSchema }) {
+  const refused = refusingNull(schema);
+  const refusedInItems = items ? refusingNull(items.schema) : new Set<string>();
+  return async function leaveOutNulls(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const kept = withoutNulls(body, refused);
+    const list = items ? kept[items.field] : undefined;
+    if (!items || !Array.isArray(list)) return kept;
+    const objects = list.map((item) =>
+      item !== null && typeof item === 'object' && !Array.isArray(item) ? withoutNulls(item, refusedInItems) : item,
+    );
+    return { ...kept, [items.field]: objects };
+  };
+}
+
+/**
+ * Before the validator run the body limit, the token check and `jsonBody` (JSON, nesting depth, an object; then
+ * `prepare`), so a bad token is a 401 before the body is read.
  */
 export const withBody = (
   { verifier }: ContextRouteDeps,
   scope: 'context:write' | 'context:read' | 'context:delete',
-) => [limitBody(), authenticate({ verifier, scope }), jsonBody()];
+  prepare?: PrepareBody,
+) => [limitBody(), authenticate({ verifier, scope }), jsonBody(prepare ? { prepare } : {})];

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { bodyErrors, type ServeContextRoute, tags, withBody } from './common.ts';
+import { bodyErrors, nullsLeftOut, type ServeContextRoute, tags, withBody } from './common.ts';
 
 export const DeleteBody = z
   .object({
@@ -11,6 +11,7 @@ export const DeleteBody = z
   })
   .openapi('ContextDeleteRequest');
 export type DeleteBody = z.infer<typeof DeleteBody>;
+const leaveOutNulls = nullsLeftOut(DeleteBody);
 
 export const deleteRoute = createRoute({
   method: 'post',
@@ -28,8 +29,11 @@ export const deleteRoute = createRoute({
 /** POST /api/v1/context/delete. */
 export const serveDelete: ServeContextRoute = (app, deps) => {
   const { store } = deps;
-  app.openapi({ ...deleteRoute, middleware: withBody(deps, 'context:delete') }, async function deleteContext(c) {
-    await store.delete(c.var.principal, c.req.valid('json'));
-    return c.body(null, 204);
-  });
+  app.openapi(
+    { ...deleteRoute, middleware: withBody(deps, 'context:delete', leaveOutNulls) },
+    async function deleteContext(c) {
+      await store.delete(c.var.principal, c.req.valid('json'));
+      return c.body(null, 204);
+    },
+  );
 };

@@ -61,6 +61,47 @@ describe('context routes', () => {
     expect(seen).toBe(false);
   });
 
+  // Clients that keep unset fields as null (pydantic's model_dump, openai-python's None) send every optional field.
+  it('take an optional field sent as null as left out: add, its documents, search and delete', async () => {
+    const seen: Record<string, unknown> = {};
+    const app = appWith({
+      add: async (_principal, input) => {
+        seen.add = input;
+        return { contextIds: [], documents: [] };
+      },
+      search: async (_principal, input) => {
+        seen.search = input;
+        return [];
+      },
+      delete: async (_principal, input) => {
+        seen.delete = input;
+      },
+    });
+    const token = await tokenFor('u1', { scope: 'context:write context:read context:delete' });
+    const post = (path: string, body: unknown) =>
+      app.request(`/api/v1/context/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const unset = { user_id: null, organization_id: null, scope: null, metadata: null };
+    const document = { content: 'x', fileName: null, fileType: null, fileSize: null, lastModified: null };
+    const added = await post('add', { ...unset, documents: [document], source: null, context_type: null, tags: null });
+    expect(added.status, await added.text()).toBe(201);
+    expect(seen.add).toEqual({ organization_id: null, documents: [{ content: 'x' }], chained: false });
+    const band = { query: 'x', similarity_threshold: 1, minimum_similarity_threshold: 0 };
+    const searched = await post('search', { ...unset, ...band, top_k: null });
+    expect(searched.status, await searched.text()).toBe(202);
+    expect(seen.search).toEqual(band);
+    const deleted = await post('delete', { ...unset, source: 's', by_doc: null, by_id: null });
+    expect(deleted.status, await deleted.text()).toBe(204);
+    // A required field sent as null is still missing.
+    expect(await (await post('search', { ...band, query: null })).json()).toEqual({
+      response: 'query: is required',
+      error: 'validation_error',
+    });
+  });
+
   it.each([
     ['text/plain;charset=UTF-8', 'text/plain'],
     ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { DEFAULT_TOP_K, MAX_QUERY_CHARS, MAX_TOP_K } from '@memgate/core';
-import { bodyErrors, json, Scope, type ServeContextRoute, tags, withBody } from './common.ts';
+import { bodyErrors, json, nullsLeftOut, Scope, type ServeContextRoute, tags, withBody } from './common.ts';
 
 export const SearchBody = z
   .object({
@@ -15,6 +15,7 @@ export const SearchBody = z
   })
   .openapi('ContextSearchRequest');
 export type SearchBody = z.infer<typeof SearchBody>;
+const leaveOutNulls = nullsLeftOut(SearchBody);
 
 export const SearchResponse = z
   .object({
@@ -57,8 +58,11 @@ export const searchRoute = createRoute({
 /** POST /api/v1/context/search. */
 export const serveSearch: ServeContextRoute = (app, deps) => {
   const { store } = deps;
-  app.openapi({ ...searchRoute, middleware: withBody(deps, 'context:read') }, async function searchContext(c) {
-    const results = await store.search(c.var.principal, c.req.valid('json'));
-    return c.json({ results }, 202);
-  });
+  app.openapi(
+    { ...searchRoute, middleware: withBody(deps, 'context:read', leaveOutNulls) },
+    async function searchContext(c) {
+      const results = await store.search(c.var.principal, c.req.valid('json'));
+      return c.json({ results }, 202);
+    },
+  );
 };
