@@ -78,6 +78,13 @@ describe('chat on an upstream default model', () => {
     expect(events.at(-1)).toEqual({ content: null, error: { message: 'upstream stream ended before the answer' } });
   });
 
+  it('ends an answer whose upstream sent data: [DONE] alone with an error event, not an empty answer', async () => {
+    stub.setBehavior({ garbage: 'data: [DONE]\n\n' });
+    const events = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question] })));
+    expect(events.filter((event) => event.type === 'final_response' || event.type === 'metadata')).toEqual([]);
+    expect(events.at(-1)).toEqual({ content: null, error: { message: 'upstream answered without events' } });
+  });
+
   it('passes an upstream error status on as an error event', async () => {
     stub.setBehavior({ error: { status: 503, body: { error: { message: 'overloaded' } } } });
     const events = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question] })));

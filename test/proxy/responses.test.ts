@@ -292,7 +292,7 @@ describe('route B over the operator upstream: tool calls both ways', () => {
   });
 
   it('ends a stream whose upstream answered without events with an error event, not an empty completed response', async () => {
-    for (const garbage of ['', '<html>Bad gateway</html>']) {
+    for (const garbage of ['', '<html>Bad gateway</html>', 'data: [DONE]\n\n']) {
       stub.setBehavior({ garbage });
       const res = await post(`${operator.url}/api/v1/proxy/default/responses`, {
         model: 'memgate/default',

@@ -46,6 +46,8 @@ export interface StubBehavior {
   stallBody?: boolean;
   /** Send this raw text as the body with status 200 (garbage). */
   garbage?: string;
+  /** With `garbage`: the status and headers at once, the body this much later. */
+  garbageDelayMs?: number;
   /** Send a 3xx redirect to this location. */
   redirectTo?: string;
   model?: string;
@@ -164,7 +166,12 @@ export async function startUpstreamStub(
       return;
     }
     if (now.garbage !== undefined) {
-      res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' }).end(now.garbage);
+      res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' });
+      if (now.garbageDelayMs) {
+        res.flushHeaders();
+        await pause(now.garbageDelayMs);
+      }
+      res.end(now.garbage);
       return;
     }
     const modelAt = pathOf(req).indexOf('/models/');

@@ -5,11 +5,16 @@ import { MAX_UPSTREAM_BODY_BYTES, upstreamResponseTooLarge } from './bounded-bod
 /** A chunk naming why the model stopped ("finish_reason":"stop", …; null while it streams). */
 const FINISH_REASON = /"finish_reason"\s*:\s*"/;
 
+function answeredWithoutEvents(): MemgateError {
+  return new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered without events');
+}
+
 /**
  * The data of each event of an upstream's chat.completion.chunk stream, up to its `data: [DONE]` (not yielded).
  * Refused: an event left unfinished past MAX_UPSTREAM_BODY_BYTES (the parser would hold all of it), a body with no
- * event at all (an HTML error page, plain text: a broken upstream, not an empty answer), and one closed cleanly with
- * neither [DONE] nor a finish_reason (a proxy or server closing early: the text so far is not the answer).
+ * chunk event (an HTML error page, plain text, a lone `[DONE]`: a broken upstream, not an empty answer; the OpenAI
+ * SDK's stream helpers refuse one too), and one closed cleanly with neither [DONE] nor a finish_reason (a proxy or
+ * server closing early: the text so far is not the answer).
  */
 export async function* upstreamChunkPayloads(body: AsyncIterable<Uint8Array>): AsyncIterable<string> {
   const pending: string[] = [];
@@ -30,15 +35,16 @@ export async function* upstreamChunkPayloads(body: AsyncIterable<Uint8Array>): A
     if (unfinished > MAX_UPSTREAM_BODY_BYTES) throw upstreamResponseTooLarge();
     parser.feed(text);
     for (const data of pending.splice(0)) {
-      if (data === '[DONE]') return;
+      if (data === '[DONE]') {
+        if (events === 0) throw answeredWithoutEvents();
+        return;
+      }
       events += 1;
       if (!finished && FINISH_REASON.test(data)) finished = true;
       yield data;
     }
   }
-  if (events === 0) {
-    throw new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered without events');
-  }
+  if (events === 0) throw answeredWithoutEvents();
   if (!finished) {
     throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream ended before the answer');
   }

@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import { Readable } from 'node:stream';
 import type { ChatModel, RawCompletionResponse } from '@memgate/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { forwardCompletion } from './forward.ts';
@@ -94,5 +95,48 @@ describe("forwardCompletion: the client's signal after the answer", () => {
     const client = new AbortController();
     await forward(answeringModel('data: {}\n\n', 'text/event-stream'), client.signal, true);
     expect(getEventListeners(client.signal, 'abort')).toHaveLength(1);
+  });
+});
+
+describe('forwardCompletion: a streamed answer as a web stream (Lambda), from its first event', () => {
+  const EVENT = 'data: {"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}\n\n';
+  const modelOf = (body: () => AsyncIterable<Uint8Array>): ChatModel => ({
+    id: 'sse',
+    complete: () => Promise.reject(new Error('unused')),
+    stream: () => (async function* () {})(),
+    passthrough: async () => ({ status: 200, contentType: 'text/event-stream', body: body() }),
+  });
+  const forward = (model: ChatModel) =>
+    forwardCompletion({
+      model,
+      request: { ...request, stream: true },
+      headers: {},
+      upstreamOwner: 'operator',
+      clientSignal: new AbortController().signal,
+      keepAliveMs: 15_000,
+      maxDurationMs: 60_000,
+    });
+  const bytes = (...texts: string[]) => texts.map((text) => new TextEncoder().encode(text));
+
+  it.each([
+    [
+      'an async iterable',
+      (...texts: string[]) =>
+        (async function* () {
+          yield* bytes(...texts);
+        })(),
+    ],
+    ['a Node stream (the upstream client)', (...texts: string[]) => Readable.from(bytes(...texts))],
+  ])('from %s: refuses a stream with no event (502), forwards one with events byte for byte', async (_k, source) => {
+    for (const empty of [[], ['data: [DONE]\n\n'], [': ping\n\n', 'data: [DONE]\n\n']]) {
+      await expect(forward(modelOf(() => source(...empty)))).rejects.toMatchObject({
+        kind: 'upstream_unavailable',
+        code: 'upstream_invalid_response',
+      });
+    }
+    // The event split across chunks, after a comment: held until it is whole, then all of it goes out in order.
+    const response = await forward(modelOf(() => source(': ping\n\n', 'da', EVENT.slice(2), 'data: [DONE]\n\n')));
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(`: ping\n\n${EVENT}data: [DONE]\n\n`);
   });
 });

@@ -6,6 +6,7 @@ import {
   readBoundedText,
 } from '@memgate/core';
 import { overallTimeout } from './call.ts';
+import { emptyUpstreamStream, failedUpstreamStream, firstEvent } from './first-event.ts';
 import { operatorUpstreamError } from './operator-error.ts';
 import { payloadsAsSse } from './sse.ts';
 import { type SseResponder, webSse } from './sse-response.ts';
@@ -121,7 +122,11 @@ export async function forwardCompletion(input: ForwardInput): Promise<Response> 
         return new Response(body, { status: raw.status, headers: { ...headers, 'content-type': raw.contentType } });
       }
       if (request.stream && raw.contentType.includes('text/event-stream')) {
-        return streamed(raw.body, headers);
+        // A stream that ends before its first event is an upstream failure (502), told before the status is sent.
+        const first = await firstEvent(raw.body, keepAliveMs);
+        if (first.kind === 'empty') throw emptyUpstreamStream();
+        if (first.kind === 'failed') throw failedUpstreamStream();
+        return streamed(first.source, headers);
       }
       const text = await readBoundedText(raw.body);
       let parsed: unknown;

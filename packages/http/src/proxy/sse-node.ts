@@ -38,10 +38,17 @@ function readableReader(body: Readable): SourceReader {
         body.off('error', onError);
         body.off('close', onClose);
       };
+      // Destroyed between the first event's wait (first-event.ts) and here: no 'close' is coming.
+      if (body.destroyed && !body.readableEnded) {
+        end(UPSTREAM_STREAM_FAILED);
+        return;
+      }
       body.on('data', onData);
       body.on('end', onEnd);
       body.on('error', onError);
       body.on('close', onClose);
+      // The wait for the first event leaves the body paused, its bytes put back in front.
+      body.resume();
     },
     resume: () => body.resume(),
     cancel() {
@@ -126,9 +133,10 @@ export function forwardSseToNode(
   function finish(failure?: StreamFailure): void {
     if (closed) return;
     stop();
-    for (const bytes of relay.ending(failure)) outgoing.write(bytes);
+    const outcome = relay.outcome(failure);
+    for (const bytes of relay.ending(outcome)) outgoing.write(bytes);
     outgoing.end();
-    onEnd(failure === undefined);
+    onEnd(outcome === undefined);
   }
 
   function onClose(): void {

@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { DONE, dataEvent, keepAlive, overlongMessage } from '../sse/index.ts';
+import { CHUNK_EVENT } from './first-event.ts';
 
 const encoder = new TextEncoder();
 
@@ -50,6 +51,8 @@ export function sseRelay(options: ForwardOptions) {
   const decoder = new TextDecoder();
   let tail = '';
   let unfinished = 0;
+  // Whether a chunk event went by: a chat-completion stream without one is no answer (first-event.ts), however it ends.
+  let answered = !terminate;
   const parser = onData
     ? createParser({
         onEvent: (event) => {
@@ -65,6 +68,7 @@ export function sseRelay(options: ForwardOptions) {
     /** Follows a forwarded chunk: its `data:` payloads to `onData`, its end kept as the tail. */
     capture(bytes: Uint8Array): void {
       const text = decoder.decode(bytes, { stream: true });
+      if (!answered) answered = CHUNK_EVENT.test(tail.slice(-16) + text);
       tail = (tail + text.slice(-64)).slice(-64);
       if (!parser) return;
       unfinished += text.length;
@@ -74,6 +78,10 @@ export function sseRelay(options: ForwardOptions) {
         return;
       }
       parser.feed(text);
+    },
+    /** How the stream ended: `failure`, else none unless no chunk event went by (an answer with nothing in it). */
+    outcome(failure?: StreamFailure): StreamFailure | undefined {
+      return failure ?? (answered ? undefined : NO_EVENTS);
     },
     /** What is sent last: the failure's event if any, then `data: [DONE]` unless the source sent it. */
     ending(failure?: StreamFailure): Uint8Array[] {
@@ -91,6 +99,9 @@ export const UPSTREAM_STREAM_FAILED: StreamFailure = {
   message: 'upstream stream failed',
   code: 'upstream_stream_failed',
 };
+
+/** A stream that started (the upstream was silent past the keep-alive interval) and then ended with no answer. */
+const NO_EVENTS: StreamFailure = { message: 'upstream answered without events', code: 'upstream_stream_failed' };
 
 /**
  * Forwards an SSE byte stream as it arrives (no re-chunking), adds `: keep-alive` comments while the source is silent,
@@ -116,9 +127,10 @@ export function forwardSse(options: ForwardOptions): ReadableStream<Uint8Array> 
   function finish(controller: ReadableStreamDefaultController<Uint8Array>, failure?: StreamFailure): void {
     if (closed) return;
     stop();
-    for (const bytes of relay.ending(failure)) controller.enqueue(bytes);
+    const outcome = relay.outcome(failure);
+    for (const bytes of relay.ending(outcome)) controller.enqueue(bytes);
     controller.close();
-    onEnd(failure === undefined);
+    onEnd(outcome === undefined);
   }
 
   return new ReadableStream<Uint8Array>(
