@@ -47,6 +47,19 @@ describe('route A with the official SDK', () => {
     expect(JSON.stringify(seen?.headers)).not.toContain(token);
   });
 
+  it('forwards the turn after a legacy function call (functions, function_call, a function message)', async () => {
+    // Deprecated by OpenAI in favour of tools but still served: apps written for it send this second turn.
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'When are invoices sent?' },
+      { role: 'assistant', content: null, function_call: { name: 'lookup', arguments: '{"q":"invoices"}' } },
+      { role: 'function', name: 'lookup', content: 'the first day of each month' },
+    ];
+    const functions = [{ name: 'lookup', parameters: { type: 'object' } }];
+    const completion = await client(routeA()).chat.completions.create({ model: 'gpt-x', messages, functions });
+    expect(completion.choices[0]?.message.role).toBe('assistant');
+    expect(stub.requests[0]?.body).toMatchObject({ messages: expect.arrayContaining(messages), functions });
+  });
+
   it('streams the upstream chunks unchanged, ending with [DONE]', async () => {
     stub.setBehavior({ chunks: ['Hel', 'lo ', 'world'] });
     const stream = await client(routeA()).chat.completions.create({

@@ -99,6 +99,9 @@ function fitsWithoutCounting(indexes: readonly number[], bound: (index: number) 
   return true;
 }
 
+/** A tool's result, or a legacy function call's (role `function`, after an assistant `function_call`). */
+const isResult = (message: ChatMessage) => message.role === 'tool' || message.role === 'function';
+
 /**
  * A tool result without the assistant message that called it (or the reverse) is invalid upstream: drop both. One
  * pass each way, remembering the caller, so that a long run of tool messages costs linear time.
@@ -106,7 +109,7 @@ function fitsWithoutCounting(indexes: readonly number[], bound: (index: number) 
 function keepToolPairs(messages: readonly ChatMessage[], keep: boolean[]): void {
   let caller = -1; // the last message before the current run of tool messages
   messages.forEach((message, index) => {
-    if (message.role !== 'tool') caller = index;
+    if (!isResult(message)) caller = index;
     else if (keep[index] && caller >= 0 && !keep[caller]) keep[index] = false;
   });
   // Walking backwards, `complete` tells whether every tool message after the current one (up to the next non-tool
@@ -115,11 +118,11 @@ function keepToolPairs(messages: readonly ChatMessage[], keep: boolean[]): void 
   let runEnd = messages.length; // exclusive end of the tool run that follows the current message
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index] as ChatMessage;
-    if (message.role === 'tool') {
+    if (isResult(message)) {
       if (!keep[index]) complete = false;
       continue;
     }
-    if (message.tool_calls?.length && keep[index] && !complete) {
+    if ((message.tool_calls?.length || message.function_call) && keep[index] && !complete) {
       keep[index] = false;
       for (let next = index + 1; next < runEnd; next += 1) keep[next] = false;
     }

@@ -91,6 +91,20 @@ describe('filterHistory', () => {
     });
     expect(result.messages.map((message) => message.role)).toEqual(['user']);
   });
+
+  it('keeps a legacy function call (function_call, then a function message) whole or not at all', async () => {
+    const messages: ChatMessage[] = [
+      msg('user', 'a'),
+      { role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } },
+      { role: 'function', name: 'f', content: 'result' },
+      msg('user', 'b'),
+    ];
+    const options = { keepRecent: 0, minSimilarity: 0.5, tokenBudget: 1000 };
+    const result = await filterHistory(messages, { ...options, lastUserSimilarity: (index) => (index === 2 ? 1 : 0) });
+    expect(result.messages.map((message) => message.role)).toEqual(['user']);
+    const caller = await filterHistory(messages, { ...options, lastUserSimilarity: (index) => (index === 1 ? 1 : 0) });
+    expect(caller.messages.map((message) => message.role)).toEqual(['user']);
+  });
 });
 
 describe('tool messages and their callers', () => {

@@ -26,8 +26,11 @@ export function messageText(message: ChatMessage): string {
         : Array.isArray(message.content)
           ? message.content.map(partText).filter(Boolean).join('\n')
           : JSON.stringify(message.content);
-  if (!message.tool_calls?.length) return content;
-  return `${content}\n${message.tool_calls.map((call) => `${call.function.name}(${call.function.arguments})`).join('\n')}`;
+  const calls = message.function_call
+    ? [message.function_call]
+    : (message.tool_calls?.map((call) => call.function) ?? []);
+  if (calls.length === 0) return content;
+  return `${content}\n${calls.map((call) => `${call.name}(${call.arguments})`).join('\n')}`;
 }
 
 /** Tokens per message besides its text (OpenAI's framing, about 4). */

@@ -1,12 +1,14 @@
 /** The OpenAI chat-completion shapes, the one internal data shape for every model path. */
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
+  /** `function` is the result of a legacy `function_call` (deprecated by OpenAI for tools, still served). */
+  role: 'system' | 'user' | 'assistant' | 'tool' | 'function' | 'developer';
   /** Text, or content parts (text, images, …) passed through as the client sent them; absent or null on an
    *  assistant message that only calls tools. */
   content?: string | ContentPart[] | null;
   name?: string;
   tool_call_id?: string;
   tool_calls?: ToolCall[];
+  function_call?: { name: string; arguments: string };
   [key: string]: unknown;
 }
 

@@ -5,7 +5,7 @@ const ContentPart = z.object({ type: z.string() }).loose();
 
 export const ProxyMessageSchema = z
   .object({
-    role: z.enum(['system', 'user', 'assistant', 'tool', 'developer']),
+    role: z.enum(['system', 'user', 'assistant', 'tool', 'function', 'developer']),
     content: z
       .union([z.string(), z.array(ContentPart), z.null()], {
         error: 'must be a string, an array of content parts (each with a type) or null',
@@ -14,10 +14,15 @@ export const ProxyMessageSchema = z
     name: z.string().optional(),
   })
   .loose()
-  .refine((message) => message.content != null || (message.role === 'assistant' && 'tool_calls' in message), {
-    message: 'content is required (null only on an assistant message with tool_calls)',
-    path: ['content'],
-  });
+  .refine(
+    (message) =>
+      message.content != null ||
+      (message.role === 'assistant' && ('tool_calls' in message || 'function_call' in message)),
+    {
+      message: 'content is required (null only on an assistant message with tool_calls or function_call)',
+      path: ['content'],
+    },
+  );
 
 const penalty = z.number().min(-2).max(2);
 
