@@ -1,13 +1,22 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { recordKey } from './context-items.ts';
 import { FINGERPRINT } from './context-transitions.ts';
 
 /**
- * Tries of ContextRepository.unlistChild: each failed one means another write changed the list or the document
- * meanwhile (a delete of another of its chunks, most often), so this many are only used up under a flood of them.
+ * Tries of ContextRepository.unlistChild beyond the list's length. A try fails only when another write changed the
+ * list or the status between its read and its update: another unlist (an entry left the list, so a list of n entries
+ * lets at most n - 1 of those fail a try), or a re-add of the document (its list replaced, then `indexed` again: a
+ * whole add per failed try, rare). So n + this many tries are not used up in practice: 48 deletes of one document's 60
+ * chunks at once on DynamoDB Local took at most 10-11 tries (test/context/lone-chunk-contention.test.ts); a fixed 8
+ * failed 6 of them with a 500.
  */
-const UNLIST_ATTEMPTS = 8;
+const EXTRA_ATTEMPTS = 8;
+
+/** Jittered backoff between tries (full jitter, up to this ceiling), so concurrent unlists stop colliding. */
+const BACKOFF_BASE_MS = 4;
+const BACKOFF_CEILING_MS = 100;
 
 const NAMES = {
   '#status': 'status',
@@ -29,7 +38,9 @@ export async function unlistChild(
   childId: string,
 ): Promise<boolean> {
   const Key = recordKey(documentId);
-  for (let attempt = 0; attempt < UNLIST_ATTEMPTS; attempt++) {
+  let attempts = 1;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (attempt > 0) await sleep(Math.random() * Math.min(BACKOFF_CEILING_MS, BACKOFF_BASE_MS * 2 ** attempt));
     const { Item } = await client.send(
       new GetCommand({
         TableName: tableName,
@@ -42,6 +53,7 @@ export async function unlistChild(
     const children = Item?.children_context_nodes as string[] | undefined;
     const position = children?.indexOf(childId) ?? -1;
     if (Item?.status !== 'indexed' || position < 0) return false;
+    if (attempt === 0) attempts = (children?.length ?? 0) + EXTRA_ATTEMPTS;
     try {
       await client.send(
         new UpdateCommand({
@@ -58,5 +70,6 @@ export async function unlistChild(
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
-  throw new Error(`document ${documentId} changed at each of ${UNLIST_ATTEMPTS} tries to unlist one of its chunks`);
+  // Only reached if something appended to the list of an indexed document, which nothing does.
+  throw new Error(`document ${documentId} changed at each of ${attempts} tries to unlist one of its chunks`);
 }
