@@ -226,6 +226,8 @@ describe('search', () => {
       [{ query: 'x', minimum_similarity_threshold: 0 }, 'similarity_threshold'],
       [{ query: 'x', ...band, top_k: 101 }, 'top_k'],
       [{ query: 'x', ...band, metadata: { file_name: 3 } }, 'metadata.file_name'],
+      // Not a filter: results were not narrowed, and nothing said so (`fileName` is the result's field).
+      [{ query: 'x', ...band, metadata: { fileName: 'fruit' } }, 'metadata.fileName: not a search filter'],
     ];
     for (const [body, field] of cases) {
       const { status, json } = await h.call('POST', 'search', alice, body);

@@ -40,7 +40,7 @@ export const searchRoute = createRoute({
   // The score is hybrid (README "Search score"), not a cosine: a summary that says cosine misleads a band's choice.
   summary:
     'Search visible chunks whose score (embedding and word match, in [0, 1]) is within [minimum_similarity_threshold, similarity_threshold] (scope context:read)',
-  description: `The caller's visible chunks (its own and its organizations', \`scope\` internal unless given) with minimum_similarity_threshold <= score <= similarity_threshold, best first; the band applies first, then \`top_k\` (default ${DEFAULT_TOP_K}, at most ${MAX_TOP_K}) cuts. \`organization_id\` narrows to one organization; \`metadata\` keys (file_name, doc_type, source, context_type, tags) narrow by equality.`,
+  description: `The caller's visible chunks (its own and its organizations', \`scope\` internal unless given) with minimum_similarity_threshold <= score <= similarity_threshold, best first; the band applies first, then \`top_k\` (default ${DEFAULT_TOP_K}, at most ${MAX_TOP_K}) cuts. \`organization_id\` narrows to one organization; \`metadata\` keys (file_name, doc_type, source, context_type, tags) narrow by equality; any other key is a 400 (it would narrow nothing).`,
   request: {
     body: {
       content: {

@@ -43,14 +43,20 @@ function validate(input: SearchInput): { min: number; max: number; topK: number 
   return { min, max, topK };
 }
 
+const FILTER_KEYS = Object.keys(METADATA_FILTERS).join(', ');
+
 function filterOf(input: SearchInput, ownerId: string | undefined): VectorFilter {
   const filter: VectorFilter = { scopes: input.scope ?? 'internal' };
   if (ownerId !== undefined) filter.userId = ownerId;
-  for (const [key, attribute] of Object.entries(METADATA_FILTERS)) {
-    const value = input.metadata?.[key];
+  for (const key in input.metadata) {
+    const value = input.metadata[key];
     if (value === undefined || value === null) continue;
+    // Another key would narrow nothing, and the caller would take every result for a narrowed one.
+    if (!Object.hasOwn(METADATA_FILTERS, key)) {
+      throw invalid(`not a search filter; metadata narrows by ${FILTER_KEYS}`, `metadata.${key}`);
+    }
     if (typeof value !== 'string') throw invalid('must be a string', `metadata.${key}`);
-    filter[attribute] = value;
+    filter[METADATA_FILTERS[key as keyof typeof METADATA_FILTERS]] = value;
   }
   return filter;
 }
