@@ -96,6 +96,33 @@ describe.each([
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
   });
 
+  // A model's stream says why it stopped (finish_reason) or ends with [DONE]: with neither, the connection was closed
+  // on the way (a proxy or server cut it) and the client must not take the text so far for the whole answer.
+  it('ends with an error event, capturing nothing, when the upstream closes cleanly with neither [DONE] nor a finish_reason', async () => {
+    const chunk = (delta: object, finish: string | null) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const stored = () => fake.added.flatMap((add) => add.input.documents.map((document) => document.content)).join();
+    stub.setBehavior({ garbage: chunk({ role: 'assistant', content: 'Refunds take' }, null) });
+    const cut = await (await streamRequest()).text();
+    expect(cut).toContain('Refunds take');
+    expect(cut).toContain('"code":"upstream_stream_failed"');
+    expect(cut.endsWith('data: [DONE]\n\n')).toBe(true);
+    // Either ending is whole: a finish_reason without [DONE] (one is added), [DONE] without a finish_reason.
+    for (const body of [
+      chunk({ content: 'Five days.' }, 'stop'),
+      `${chunk({ content: 'Five business days.' }, null)}data: [DONE]\n\n`,
+    ]) {
+      stub.setBehavior({ garbage: body });
+      const whole = await (await streamRequest()).text();
+      expect(whole).not.toContain('"error"');
+      expect(whole.endsWith('data: [DONE]\n\n')).toBe(true);
+    }
+    await proxy.background.idle();
+    expect(stored()).toContain('Five days.');
+    expect(stored()).toContain('Five business days.');
+    expect(stored()).not.toContain('Refunds take');
+  });
+
   it('aborts a non-streamed upstream call when the client disconnects', async () => {
     stub.setBehavior({ hang: true });
     const controller = new AbortController();

@@ -3,7 +3,7 @@ import { MemgateError } from '../errors/index.ts';
 import { MAX_UPSTREAM_BODY_BYTES, upstreamResponseTooLarge } from './bounded-body.ts';
 
 /** A chunk naming why the model stopped ("finish_reason":"stop", …; null while it streams). */
-const FINISH_REASON = /"finish_reason"\s*:\s*"/;
+export const FINISH_REASON = /"finish_reason"\s*:\s*"/;
 
 function answeredWithoutEvents(): MemgateError {
   return new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered without events');

@@ -7,6 +7,9 @@ import { forwardSseToNode } from './sse-node.ts';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const chunk = (n: number) => encoder.encode(`data: {"choices":[{"delta":{"content":"${n} "}}]}\n\n`);
+/** A whole answer's last chunk names why it stopped: without it (nor [DONE]) the stream was cut (sse.ts). */
+const last = (n: number) =>
+  encoder.encode(`data: {"choices":[{"delta":{"content":"${n} "},"finish_reason":"stop"}]}\n\n`);
 
 /** A Node response as forwardSseToNode uses it: what was written, and a buffer that fills when told to. */
 class Outgoing extends EventEmitter {
@@ -81,7 +84,7 @@ afterEach(() => vi.useRealTimers());
 describe('forwardSseToNode (the local server writing a forwarded stream itself)', () => {
   it('sends the status and headers with the first chunk, each chunk as it came, and [DONE] when the source did not', async () => {
     const outgoing = new Outgoing();
-    const { source, abort } = upstream([chunk(0), chunk(1)]);
+    const { source, abort } = upstream([chunk(0), last(1)]);
     const payloads: string[] = [];
     const ends = start(outgoing, { source, abort, onData: (data) => payloads.push(data) });
     expect(outgoing.head).toEqual({
@@ -90,7 +93,7 @@ describe('forwardSseToNode (the local server writing a forwarded stream itself)'
     });
     await settle();
     expect(outgoing.flushed).toBe(false);
-    expect(outgoing.written).toEqual([decoder.decode(chunk(0)), decoder.decode(chunk(1)), 'data: [DONE]\n\n']);
+    expect(outgoing.written).toEqual([decoder.decode(chunk(0)), decoder.decode(last(1)), 'data: [DONE]\n\n']);
     expect(outgoing.ended).toBe(true);
     expect(payloads.map((data) => JSON.parse(data).choices[0].delta.content)).toEqual(['0 ', '1 ']);
     expect(ends).toEqual([true]);
@@ -186,14 +189,14 @@ describe('forwardSseToNode (the local server writing a forwarded stream itself)'
       await settle();
       expect(outgoing.written).toEqual([decoder.decode(chunk(0))]);
       expect(body.isPaused()).toBe(true);
-      body.write(chunk(1));
+      body.write(last(1));
       await settle();
       expect(outgoing.written).toHaveLength(1);
       outgoing.full = false;
       outgoing.emit('drain');
       body.end();
       await settle();
-      expect(outgoing.written).toEqual([decoder.decode(chunk(0)), decoder.decode(chunk(1)), 'data: [DONE]\n\n']);
+      expect(outgoing.written).toEqual([decoder.decode(chunk(0)), decoder.decode(last(1)), 'data: [DONE]\n\n']);
       expect(outgoing.ended).toBe(true);
       expect(ends).toEqual([true]);
     });

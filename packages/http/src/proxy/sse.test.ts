@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { forwardSse } from './sse.ts';
+import { forwardSse, sseRelay } from './sse.ts';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -67,5 +67,30 @@ describe('forwardSse', () => {
     expect(events.at(-1)).toBe('data: [DONE]');
     expect(seen.aborted).toBe(true);
     expect(ends).toEqual([false]);
+  });
+
+  const relayOptions = {
+    source: upstream(0).source,
+    abort: () => {},
+    keepAliveMs: 1,
+    maxDurationMs: 1,
+    onEnd: () => {},
+  };
+
+  it('takes a finish_reason split between two chunks as the end of the answer (no [DONE] after it)', () => {
+    const event = 'data: {"choices":[{"delta":{},"finish_reason" : "stop"}]}\n\n';
+    for (const at of [event.indexOf('finish'), event.indexOf(': "s'), event.indexOf('stop')]) {
+      const relay = sseRelay(relayOptions);
+      relay.capture(chunk(0));
+      relay.capture(encoder.encode(event.slice(0, at)));
+      relay.capture(encoder.encode(event.slice(at)));
+      expect(relay.outcome(), event.slice(0, at)).toBeUndefined();
+    }
+    const cut = sseRelay(relayOptions);
+    cut.capture(chunk(0));
+    expect(cut.outcome()).toEqual({
+      message: 'upstream stream ended before the answer',
+      code: 'upstream_stream_failed',
+    });
   });
 });

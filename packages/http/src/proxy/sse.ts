@@ -1,8 +1,12 @@
+import { FINISH_REASON } from '@memgate/core';
 import { createParser } from 'eventsource-parser';
 import { DONE, dataEvent, keepAlive, overlongMessage } from '../sse/index.ts';
 import { CHUNK_EVENT } from './first-event.ts';
 
 const encoder = new TextEncoder();
+const DONE_AT_END = /data: \[DONE\]\s*$/;
+/** The end of the last chunk and the start of this one: what a pattern split between them needs. */
+const seam = (tail: string, text: string) => tail.slice(-32) + text.slice(0, 32);
 
 /**
  * An unfinished SSE event the capture parser may hold: beyond it the parser is reset (the bytes are still forwarded,
@@ -53,6 +57,8 @@ export function sseRelay(options: ForwardOptions) {
   let unfinished = 0;
   // Whether a chunk event went by: a chat-completion stream without one is no answer (first-event.ts), however it ends.
   let answered = !terminate;
+  // Whether a chunk named why the model stopped: a stream closed with neither that nor [DONE] was cut on the way.
+  let finished = !terminate;
   const parser = onData
     ? createParser({
         onEvent: (event) => {
@@ -69,6 +75,9 @@ export function sseRelay(options: ForwardOptions) {
     capture(bytes: Uint8Array): void {
       const text = decoder.decode(bytes, { stream: true });
       if (!answered) answered = CHUNK_EVENT.test(tail.slice(-16) + text);
+      // Across the seam only when the last chunk ended inside an event (upstreams mostly write whole events).
+      if (!finished)
+        finished = FINISH_REASON.test(text) || (!tail.endsWith('\n') && FINISH_REASON.test(seam(tail, text)));
       tail = (tail + text.slice(-64)).slice(-64);
       if (!parser) return;
       unfinished += text.length;
@@ -79,14 +88,19 @@ export function sseRelay(options: ForwardOptions) {
       }
       parser.feed(text);
     },
-    /** How the stream ended: `failure`, else none unless no chunk event went by (an answer with nothing in it). */
+    /**
+     * How the stream ended: `failure`, else none unless no chunk event went by (an answer with nothing in it) or the
+     * upstream closed with neither a finish_reason nor [DONE] (the text so far is not the whole answer).
+     */
     outcome(failure?: StreamFailure): StreamFailure | undefined {
-      return failure ?? (answered ? undefined : NO_EVENTS);
+      if (failure) return failure;
+      if (!answered) return NO_EVENTS;
+      return finished || DONE_AT_END.test(tail) ? undefined : CUT;
     },
     /** What is sent last: the failure's event if any, then `data: [DONE]` unless the source sent it. */
     ending(failure?: StreamFailure): Uint8Array[] {
       const bytes = failure ? [failureEvent(failure)] : [];
-      if (terminate && (failure || !/data: \[DONE\]\s*$/.test(tail))) bytes.push(DONE);
+      if (terminate && (failure || !DONE_AT_END.test(tail))) bytes.push(DONE);
       return bytes;
     },
     overlong(): StreamFailure {
@@ -102,6 +116,8 @@ export const UPSTREAM_STREAM_FAILED: StreamFailure = {
 
 /** A stream that started (the upstream was silent past the keep-alive interval) and then ended with no answer. */
 const NO_EVENTS: StreamFailure = { message: 'upstream answered without events', code: 'upstream_stream_failed' };
+/** The message the upstream ChatModel gives for the same ending (upstreamChunkPayloads). */
+const CUT: StreamFailure = { message: 'upstream stream ended before the answer', code: 'upstream_stream_failed' };
 
 /**
  * Forwards an SSE byte stream as it arrives (no re-chunking), adds `: keep-alive` comments while the source is silent,
