@@ -5,6 +5,7 @@ export * from './cleanup/index.ts';
 export type { Clock } from './clock.ts';
 export { systemClock } from './clock.ts';
 export { type ChunkingOptions, splitIntoChunks } from './context/chunking/index.ts';
+export { distinctHits, NEAR_DUPLICATE_JACCARD, searchDistinct } from './context/distinct.ts';
 export * from './context/lexical/index.ts';
 export * from './context/ports.ts';
 export * from './context/record.ts';

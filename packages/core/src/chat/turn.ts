@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/index.ts';
+import { searchDistinct } from '../context/distinct.ts';
 import type { SearchHit } from '../context/service.ts';
 import { formatContextMessage } from '../extractive/context-message.ts';
 import type { ChatMessage } from '../model/index.ts';
@@ -105,7 +106,8 @@ export async function* runTurn(
     let hits: SearchHit[] = [];
     let searchFailed = false;
     try {
-      hits = await contextStore.search(principal, {
+      // Near-duplicates of a better hit (the same answer captured again in other words) do not take a slot.
+      hits = await searchDistinct(contextStore, principal, {
         query: question.slice(0, MAX_QUERY_CHARS),
         similarity_threshold: 1,
         minimum_similarity_threshold: settings.contextMinSimilarity,

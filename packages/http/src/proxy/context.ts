@@ -5,6 +5,7 @@ import {
   lastUserIndex,
   messageText,
   type Principal,
+  searchDistinct,
 } from '@memgate/core';
 import type { Logger } from '../observability/logger.ts';
 import type { ProxyAreaDeps } from './deps.ts';
@@ -63,7 +64,8 @@ async function contextFor(
 ): Promise<{ content: string; sources: string[] } | undefined> {
   if (!enabled || question.trim() === '' || deps.settings.contextTopK <= 0) return undefined;
   try {
-    const hits = await deps.contextStore.search(principal, {
+    // Near-duplicates of a better hit (the same answer captured again in other words) do not take a slot.
+    const hits = await searchDistinct(deps.contextStore, principal, {
       query: question.slice(0, MAX_QUERY_CHARS),
       similarity_threshold: 1,
       minimum_similarity_threshold: deps.settings.contextMinSimilarity,
