@@ -123,6 +123,20 @@ describe.each([
     expect(stored()).not.toContain('Refunds take');
   });
 
+  it('stores the first choice of a streamed answer with several (n), as of a non-streamed one', async () => {
+    const event = (index: number, content: string) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index, delta: { content }, finish_reason: null }] })}\n\n`;
+    // OpenAI interleaves the choices' chunks, each chunk naming its choice by index.
+    stub.setBehavior({
+      garbage: `${event(0, 'Red')}${event(1, 'Blue')}${event(1, ' sky.')}${event(0, ' wine.')}data: [DONE]\n\n`,
+    });
+    await (await streamRequest()).text();
+    await proxy.background.idle();
+    const reply = fake.added.at(-1)?.input.documents.at(-1)?.content;
+    expect(reply).toContain('Red wine.');
+    expect(reply).not.toContain('Blue');
+  });
+
   it('aborts a non-streamed upstream call when the client disconnects', async () => {
     stub.setBehavior({ hang: true });
     const controller = new AbortController();

@@ -46,15 +46,20 @@ function replyOf(completion: unknown): string {
   return content.slice(0, MAX_CAPTURED_REPLY_CHARS);
 }
 
-/** Collects streamed delta content from chunk payloads, up to MAX_CAPTURED_REPLY_CHARS. */
+type StreamedChoice = { index?: unknown; delta?: { content?: unknown } };
+
+/**
+ * Collects streamed delta content from chunk payloads, up to MAX_CAPTURED_REPLY_CHARS: the first choice's, as
+ * replyOf takes of a whole completion. With `n` above 1 each chunk carries one choice, named by its index.
+ */
 function replyCollector(onReply: (reply: string) => void) {
   let text = '';
   return {
     onData(data: string) {
       if (data === '[DONE]' || text.length >= MAX_CAPTURED_REPLY_CHARS) return;
       try {
-        const content = (JSON.parse(data) as { choices?: { delta?: { content?: unknown } }[] }).choices?.[0]?.delta
-          ?.content;
+        const choices = (JSON.parse(data) as { choices?: StreamedChoice[] }).choices;
+        const content = choices?.find((choice) => (choice.index ?? 0) === 0)?.delta?.content;
         if (typeof content === 'string') text += content.slice(0, MAX_CAPTURED_REPLY_CHARS - text.length);
       } catch {
         // Not JSON: forwarded as is, nothing to capture.
