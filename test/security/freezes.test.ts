@@ -82,6 +82,25 @@ describe('no request holds the event loop', () => {
     expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
   });
 
+  it.each([
+    ['prose', (n: number) => randomProse(1_000_000, n + 11), 3],
+    ['Han characters', (n: number) => hanText(950_000, n), 2],
+  ])(
+    'an add of megabytes of %s is written without a stall',
+    async (_, text, count) => {
+      const documents = Array.from({ length: count }, (_, n) => ({ content: text(n), fileName: `big-${n}.txt` }));
+      const body = JSON.stringify({ documents });
+      expect(Buffer.byteLength(body)).toBeLessThan(6 * 1024 * 1024);
+      const { result, stallMs } = await withLongestStall(() =>
+        h.request('POST', '/api/v1/context/add', { token, raw: body }),
+      );
+      expect(result.status).toBe(201);
+      expect(JSON.parse(result.text).documents).toHaveLength(count);
+      expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
+    },
+    120_000,
+  );
+
   it('100,000 tool results after the question are filtered without a stall, and all forwarded', async () => {
     const body = `{"model":"memgate/default","messages":${toolMessages(100_000)}}`;
     expect(body.length).toBeLessThan(6 * 1024 * 1024); // under the body limit: the filter sees all of them
@@ -208,3 +227,10 @@ describe('JSON nested 100,000 levels deep is a 400 in the area format, before an
     expect(res.text).toContain('"type":"final_response"');
   });
 });
+
+/** `length` CJK ideographs in a fixed pseudo-random order (each one a term of the lexical index). */
+function hanText(length: number, seed: number): string {
+  let text = '';
+  for (let at = 0; at < length; at++) text += String.fromCharCode(0x4e00 + ((at * 7919 + seed * 104_729) % 20_000));
+  return text;
+}

@@ -195,11 +195,7 @@ export function createDynamoContextRepository({
     async putMany(records) {
       // Duplicate keys in one BatchWrite are refused: the last version of a record wins.
       const latest = new Map(records.map((record) => [record._id, record]));
-      await batchPutAttributes(
-        client,
-        tableName,
-        [...latest.values()].map((record) => itemAttributes(toItem(record))),
-      );
+      await batchPutAttributes(client, tableName, [...latest.values()], (record) => itemAttributes(toItem(record)));
     },
 
     createMany(records) {

@@ -26,3 +26,12 @@ export function createTimeSlice(sliceMs = 10, now = () => performance.now()): Ti
     },
   };
 }
+
+/** Runs `steps` to their end, giving the event loop back whenever `slice` is used up between two steps. */
+export async function runInSlices<T>(steps: Generator<void, T>, slice: TimeSlice): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (slice.due()) await slice.giveWay();
+  }
+}

@@ -83,19 +83,49 @@ export function ownTermsFirst(
   texts: readonly string[],
   window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW,
   words?: readonly (readonly string[])[],
-): { own: SparseValues[]; neighbours: NeighbourTerms } {
+): OwnTermsFirst {
+  const steps = ownTermsInSteps(texts, window, words);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+export interface OwnTermsFirst {
+  own: SparseValues[];
+  neighbours: NeighbourTerms;
+}
+
+/**
+ * `ownTermsFirst`'s work one text at a time, pausing after each: an add of megabytes reads its chunks' terms for
+ * hundreds of milliseconds, and its caller gives the event loop back between steps (add-vectors.ts).
+ */
+export function* ownTermsInSteps(
+  texts: readonly string[],
+  window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW,
+  words?: readonly (readonly string[])[],
+): Generator<void, OwnTermsFirst> {
   // Each text is tokenised once; its neighbours reuse its term ranks.
-  const ids = words ? words.map(termIdsOfWords) : texts.map(lexicalTermIdsOf);
+  const ids: number[][] = [];
+  for (let position = 0; position < texts.length; position++) {
+    const textWords = words?.[position];
+    ids.push(textWords ? termIdsOfWords(textWords) : lexicalTermIdsOf(texts[position] as string));
+    yield;
+  }
   // A text's speaker (a label opening it) is its own: a neighbour's turn is not spoken by it.
   const speakers = texts.map(speakerTermIdsOf);
-  const table = new TermTable([...ids, ...speakers]);
-  const ranks = ids.map((list) => table.ranks(list));
-  const own = ranks.map((list, position) => {
+  const table = yield* TermTable.collecting([...ids, ...speakers]);
+  const ranks: Int32Array[] = [];
+  const own: SparseValues[] = [];
+  for (let position = 0; position < ids.length; position++) {
+    const list = table.ranks(ids[position] as number[]);
+    ranks.push(list);
     table.add(list, 1);
     const speaker = speakers[position] as number[];
     if (speaker.length > 0) table.add(table.ranks(speaker), 1);
-    return table.take();
-  });
+    own.push(table.take());
+    yield;
+  }
   return { own, neighbours: new NeighbourTerms(table, ranks, window) };
 }
 

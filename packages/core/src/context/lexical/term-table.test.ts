@@ -24,7 +24,7 @@ describe('TermTable', () => {
       const lists = Array.from({ length: 1 + Math.floor(random() * 6) }, () =>
         Array.from({ length: Math.floor(random() * 30) }, () => pool[Math.floor(random() * pool.length)] as number),
       );
-      const table = new TermTable(lists);
+      const table = TermTable.of(lists);
       const distinct = [...new Set(lists.flat())].sort((a, b) => a - b);
       for (const list of lists) {
         expect([...table.ranks(list)]).toEqual(list.map((id) => distinct.indexOf(id)));

@@ -9,7 +9,7 @@ import type { SparseValues } from '../ports.ts';
  */
 export class TermTable {
   /** The distinct ids, ascending: a rank's id. */
-  private readonly ids: Uint32Array;
+  private ids!: Uint32Array;
   /**
    * Open addressing on the ids themselves (they are hashes already: termId's finaliser, well mixed in their low
    * bits): `slots` holds an id's position + 1 in `keys` order of insertion (0: empty), `rankOf` its rank. A Map
@@ -19,30 +19,61 @@ export class TermTable {
   private readonly slots: Int32Array;
   private readonly rankOf: Int32Array;
   private readonly mask: number;
-  private readonly sums: Float64Array;
-  private readonly seen: Uint8Array;
-  private readonly touched: Int32Array;
+  // Set once every id is collected (rank).
+  private sums!: Float64Array;
+  private seen!: Uint8Array;
+  private touched!: Int32Array;
   private count = 0;
+  private distinct = 0;
 
-  constructor(lists: readonly (readonly number[])[]) {
+  /** The table of the ids in `lists`. */
+  static of(lists: readonly (readonly number[])[]): TermTable {
+    const steps = TermTable.collecting(lists);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `of` in steps, a list each: an add of megabytes holds a million ids (~80 ms of CPU to collect), and
+   * `ownTermsInSteps` gives the event loop back between steps.
+   */
+  static *collecting(lists: readonly (readonly number[])[]): Generator<void, TermTable> {
     let total = 0;
     for (const list of lists) total += list.length;
+    const table = new TermTable(total);
+    for (const list of lists) {
+      table.collect(list);
+      yield;
+    }
+    table.rank();
+    return table;
+  }
+
+  private constructor(total: number) {
     let capacity = 16;
     while (capacity < 2 * total) capacity *= 2;
     this.mask = capacity - 1;
     this.slots = new Int32Array(capacity);
     this.rankOf = new Int32Array(capacity);
     this.keys = new Uint32Array(total);
-    let distinct = 0;
-    for (const list of lists) {
-      for (let i = 0; i < list.length; i++) {
-        const id = list[i] as number;
-        const slot = this.slotOf(id);
-        if (this.slots[slot] !== 0) continue;
-        this.keys[distinct++] = id;
-        this.slots[slot] = distinct;
-      }
+  }
+
+  private collect(list: readonly number[]): void {
+    let { distinct } = this;
+    for (let i = 0; i < list.length; i++) {
+      const id = list[i] as number;
+      const slot = this.slotOf(id);
+      if (this.slots[slot] !== 0) continue;
+      this.keys[distinct++] = id;
+      this.slots[slot] = distinct;
     }
+    this.distinct = distinct;
+  }
+
+  private rank(): void {
+    const { distinct } = this;
     this.ids = this.keys.slice(0, distinct).sort();
     for (let rank = 0; rank < distinct; rank++) this.rankOf[this.slotOf(this.ids[rank] as number)] = rank;
     this.sums = new Float64Array(distinct);

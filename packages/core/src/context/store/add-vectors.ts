@@ -1,9 +1,10 @@
 import { vectorItemOf } from '../../cleanup/vectors.ts';
+import { createTimeSlice, runInSlices, type TimeSlice } from '../../history/time-slice.ts';
 import {
   DEFAULT_NEIGHBOUR_WINDOW,
   type NeighbourTerms,
   neighbourOffsets,
-  ownTermsFirst,
+  ownTermsInSteps,
   speakerTermIdsOf,
   textWords,
 } from '../lexical/index.ts';
@@ -25,16 +26,17 @@ interface ChunkTermsLater {
  * Each chunk's terms with its neighbours' in `chunks`' order, or within its own document only (`separate`), from
  * the chunks' words (`textWords`, in the same order).
  */
-function termsOf(
+async function termsOf(
   deps: ContextStoreDeps,
   chunks: readonly ContextRecord[],
   words: readonly (readonly string[])[],
   separate: boolean,
-): ChunkTermsLater {
+  slice: TimeSlice,
+): Promise<ChunkTermsLater> {
   const window = deps.retrieval?.neighbours ?? DEFAULT_NEIGHBOUR_WINDOW;
   const textsOf = (part: readonly ContextRecord[]) => part.map((chunk) => chunk.text);
   if (!separate) {
-    const { own, neighbours } = ownTermsFirst(textsOf(chunks), window, words);
+    const { own, neighbours } = await runInSlices(ownTermsInSteps(textsOf(chunks), window, words), slice);
     return {
       own,
       contextTermsAt: (position) => neighbours.contextTermsAt(position),
@@ -47,7 +49,8 @@ function termsOf(
   const parts: { neighbours: NeighbourTerms; at: number }[] = [];
   for (let start = 0, end = 1; start < chunks.length; start = end, end = start + 1) {
     while (end < chunks.length && chunks[end]?.document_id === chunks[start]?.document_id) end += 1;
-    const part = ownTermsFirst(textsOf(chunks.slice(start, end)), window, words.slice(start, end));
+    const steps = ownTermsInSteps(textsOf(chunks.slice(start, end)), window, words.slice(start, end));
+    const part = await runInSlices(steps, slice);
     own.push(...part.own);
     for (let at = 0; at < end - start; at++) parts.push({ neighbours: part.neighbours, at });
   }
@@ -102,30 +105,44 @@ const NO_VALUES = new Float32Array(0);
  * The neighbours' terms are made when the item is (`itemAt`), not now: an add holds its items through its rows'
  * writes, and the neighbours' terms are most of their numbers.
  */
-export function vectorShapesOf(
+export async function vectorShapesOf(
   deps: ContextStoreDeps,
   chunks: readonly ContextRecord[],
   separate: boolean,
-): VectorShapes {
+): Promise<VectorShapes> {
+  // An add of megabytes reads its chunks' words and terms for hundreds of milliseconds: the loop is given back
+  // every 10 ms (a 5 MB add held it ~0.9 s: test/security/freezes.test.ts).
+  const slice = createTimeSlice();
   const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
-  const words = lexical || deps.embedder.embedWords ? chunks.map((chunk) => textWords(chunk.text)) : [];
-  const terms = lexical ? termsOf(deps, chunks, words, separate) : undefined;
+  const words: (readonly string[])[] = [];
+  if (lexical || deps.embedder.embedWords) {
+    for (const chunk of chunks) {
+      words.push(textWords(chunk.text));
+      if (slice.due()) await slice.giveWay();
+    }
+  }
+  const terms = lexical ? await termsOf(deps, chunks, words, separate, slice) : undefined;
   const chains = lexical ? chainsOf(deps, chunks, separate) : [];
   const itemOf = (position: number, values: Float32Array, contextTerms: SparseValues | undefined) => {
     const chunk = chunks[position] as ContextRecord;
     const own = terms?.own[position];
     return vectorItemOf(chunk, values, own && { terms: own, contextTerms }, chains[position]);
   };
+  const contextSizes: number[] = [];
+  for (let i = 0; i < chunks.length; i++) {
+    contextSizes.push(terms?.contextSizeAt(i) ?? -1);
+    if (slice.due()) await slice.giveWay();
+  }
   return {
     items: chunks.map((_, i) => itemOf(i, NO_VALUES, undefined)),
-    contextSizes: chunks.map((_, i) => terms?.contextSizeAt(i) ?? -1),
+    contextSizes,
     words,
     itemAt: (position, values) => itemOf(position, values, terms?.contextTermsAt(position)),
   };
 }
 
 /** Makes the vector items of the chunks it was given, whole, when they are written. */
-export type VectorsToWrite = () => VectorItem[];
+export type VectorsToWrite = () => Promise<VectorItem[]>;
 
 /** The embeddings of the chunks at `positions`, from the words `shapes` holds, which it lets go of now. */
 function embed(
@@ -161,5 +178,14 @@ export async function embeddedItems(
   positions: readonly number[],
 ): Promise<VectorsToWrite> {
   const vectors = await embed(deps, chunks, shapes, positions);
-  return () => positions.map((i, j) => shapes.itemAt(i, vectors[j] as Float32Array));
+  return async () => {
+    // Each item's contextTerms are made here: for a large add, hundreds of milliseconds given back every 10 ms.
+    const slice = createTimeSlice();
+    const items: VectorItem[] = [];
+    for (let j = 0; j < positions.length; j++) {
+      items.push(shapes.itemAt(positions[j] as number, vectors[j] as Float32Array));
+      if (slice.due()) await slice.giveWay();
+    }
+    return items;
+  };
 }

@@ -1,6 +1,6 @@
 import { type Principal, type TenantKey, tenantOf } from '../../auth/index.ts';
 import { invalid } from '../../errors/index.ts';
-import { giveWay } from '../../history/time-slice.ts';
+import { createTimeSlice, giveWay } from '../../history/time-slice.ts';
 import type { GenerationTag } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
@@ -10,7 +10,7 @@ import type { ContextStoreDeps } from './deps.ts';
 import { fingerprintOf } from './fingerprint.ts';
 import { completeTags, recordConfirmations } from './generation-tags.ts';
 import { isChunkOf } from './ids.ts';
-import { type BuiltDocument, buildDocument, chainDocuments } from './records.ts';
+import { type AddContext, type BuiltDocument, buildDocument, chainDocuments } from './records.ts';
 import { removeDeleting } from './removal.ts';
 import { bumpAfterHiding } from './visibility-cache.ts';
 import { writeDocuments } from './write.ts';
@@ -67,14 +67,31 @@ function staleChunks(existing: readonly ContextRecord[], built: ReadonlyMap<stri
  * Gives each document the fingerprint of what this add writes for it (fingerprint.ts). A document's chunks are
  * consecutive in `shapes`, in the order of `built`.
  */
-function fingerprintDocuments(deps: ContextStoreDeps, built: Iterable<BuiltDocument>, shapes: VectorShapes): void {
+async function fingerprintDocuments(
+  deps: ContextStoreDeps,
+  built: Iterable<BuiltDocument>,
+  shapes: VectorShapes,
+): Promise<void> {
+  const slice = createTimeSlice();
   let offset = 0;
   for (const { document, chunks } of built) {
     const items = shapes.items.slice(offset, offset + chunks.length);
     const contextSizes = shapes.contextSizes.slice(offset, offset + chunks.length);
     document.fingerprint = fingerprintOf(deps.embedder, document, chunks, items, contextSizes);
     offset += chunks.length;
+    if (slice.due()) await slice.giveWay();
   }
+}
+
+/** The add's documents built (chunked), giving the loop back between documents: 100 of them can be 6 MB. */
+async function buildDocuments(inputs: AddInput['documents'], ctx: AddContext): Promise<BuiltDocument[]> {
+  const slice = createTimeSlice();
+  const built: BuiltDocument[] = [];
+  for (const document of inputs) {
+    built.push(buildDocument(document, ctx));
+    if (slice.due()) await slice.giveWay();
+  }
+  return built;
 }
 
 /**
@@ -177,7 +194,7 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
     now: deps.clock.now().toISOString(),
   } as const;
   const inputs = input.documents.filter((document) => document.content.trim() !== '');
-  const built = inputs.map((document) => buildDocument(document, ctx));
+  const built = await buildDocuments(inputs, ctx);
   if (input.chained) chainDocuments(built);
   // The same document twice in one request is one document (and one set of keys in a batch write).
   const unique = new Map(built.map((item) => [item.document._id, item]));
@@ -197,9 +214,9 @@ export async function addDocuments(deps: ContextStoreDeps, principal: Principal,
   deps.index.prepare?.();
   const [{ records: existing, generations }, shapes] = await Promise.all([
     reading,
-    giveWay().then(() => {
-      const computed = vectorShapesOf(deps, allChunks, input.separateDocuments === true);
-      fingerprintDocuments(deps, unique.values(), computed);
+    giveWay().then(async () => {
+      const computed = await vectorShapesOf(deps, allChunks, input.separateDocuments === true);
+      await fingerprintDocuments(deps, unique.values(), computed);
       return computed;
     }),
   ]);

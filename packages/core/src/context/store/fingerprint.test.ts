@@ -22,7 +22,7 @@ const ctx: AddContext = {
 const deps = { embedder } as ContextStoreDeps;
 const content = documentAbout('puffin', 2);
 
-function fingerprint(
+async function fingerprint(
   change: { ctx?: Partial<AddContext>; lastModified?: string; chunks?: (chunks: ContextRecord[]) => void } = {},
   items?: (items: VectorItem[]) => void,
   embedderId = embedder.id,
@@ -32,16 +32,16 @@ function fingerprint(
     { ...ctx, ...change.ctx },
   );
   change.chunks?.(chunks);
-  const shapes = vectorShapesOf(deps, chunks, false);
+  const shapes = await vectorShapesOf(deps, chunks, false);
   items?.(shapes.items);
   return fingerprintOf({ ...embedder, id: embedderId }, document, chunks, shapes.items);
 }
 
 describe('fingerprintOf', () => {
-  it('is the same for the same add, whatever its time; differs with anything a re-add would store', () => {
-    const same = fingerprint();
-    expect(fingerprint({ ctx: { now: '2030-01-01T00:00:00.000Z' } })).toBe(same);
-    const changed = [
+  it('is the same for the same add, whatever its time; differs with anything a re-add would store', async () => {
+    const same = await fingerprint();
+    expect(await fingerprint({ ctx: { now: '2030-01-01T00:00:00.000Z' } })).toBe(same);
+    const changed = await Promise.all([
       fingerprint({ ctx: { tags: ['seabird'] } }),
       fingerprint({ ctx: { metadata: { author: 'ann' } } }),
       fingerprint({ ctx: { scope: 'external' } }),
@@ -67,13 +67,13 @@ describe('fingerprintOf', () => {
         items[0]?.chain?.weights.push(0.5);
       }),
       fingerprint({}, undefined, 'another-embedder:64'),
-    ];
+    ]);
     expect(new Set([same, ...changed]).size).toBe(changed.length + 1);
   });
 
-  it('is the same from the sizes of the neighbours’ terms as from the terms themselves (stored fingerprints hold)', () => {
+  it('is the same from the sizes of the neighbours’ terms as from the terms themselves (stored fingerprints hold)', async () => {
     const { document, chunks } = buildDocument({ content: documentAbout('puffin', 4), fileName: 'p.txt' }, ctx);
-    const shapes = vectorShapesOf(deps, chunks, false);
+    const shapes = await vectorShapesOf(deps, chunks, false);
     const whole = chunks.map((_, i) => shapes.itemAt(i, new Float32Array(0)));
     expect(whole.filter((item) => item.contextTerms).length).toBe(chunks.length);
     expect(fingerprintOf(embedder, document, chunks, shapes.items, shapes.contextSizes)).toBe(

@@ -29,7 +29,7 @@ async function upsertVectors(deps: ContextStoreDeps, tenant: TenantKey, items: r
 /** Chunk rows, while the vectors are computed: rows before vectors, which the cleanup's orphan sweep relies on. */
 async function chunkRowsThenVectors(deps: ContextStoreDeps, write: AddWrite): Promise<void> {
   const [, vectors] = await Promise.all([deps.repository.putMany(write.chunks), write.vectors]);
-  await upsertVectors(deps, write.tenant, vectors());
+  await upsertVectors(deps, write.tenant, await vectors());
 }
 
 function subsetOf(write: AddWrite, documentIds: ReadonlySet<string>): AddWrite {
@@ -38,7 +38,7 @@ function subsetOf(write: AddWrite, documentIds: ReadonlySet<string>): AddWrite {
     tenant: write.tenant,
     documents: write.documents.filter((document) => documentIds.has(document._id)),
     chunks: write.chunks.filter((_, i) => keep[i]),
-    vectors: write.vectors.then((vectors) => () => vectors().filter((_, i) => keep[i])),
+    vectors: write.vectors.then((vectors) => async () => (await vectors()).filter((_, i) => keep[i])),
   };
 }
 
