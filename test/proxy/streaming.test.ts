@@ -137,6 +137,35 @@ describe.each([
     expect(reply).not.toContain('Blue');
   });
 
+  it('ends a Responses stream its upstream closed before a last event (completed, incomplete, failed) with an error event', async () => {
+    const event = (type: string, fields: object) => `data: ${JSON.stringify({ type, ...fields })}\n\n`;
+    const begun = (delta: string) =>
+      `${event('response.created', { sequence_number: 0 })}${event('response.output_text.delta', { sequence_number: 1, delta })}`;
+    const respond = async () =>
+      (
+        await fetch(`${proxy.url}/api/v1/proxy/${target}/sk-stream-key/responses`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'm', stream: true, input: 'How long do refunds take?' }),
+        })
+      ).text();
+    const stored = () => fake.added.flatMap((add) => add.input.documents.map((document) => document.content)).join();
+    stub.setBehavior({ garbage: begun('Refunds take') });
+    const cut = await respond();
+    expect(cut.startsWith(begun('Refunds take'))).toBe(true);
+    const ending = /^data: (.*)$/m.exec(cut.slice(begun('Refunds take').length))?.[1] ?? '';
+    expect(JSON.parse(ending)).toMatchObject({
+      type: 'error',
+      code: 'upstream_stream_failed',
+      sequence_number: 2,
+    });
+    stub.setBehavior({ garbage: `${begun('Five days.')}${event('response.completed', { sequence_number: 2 })}` });
+    expect(await respond()).not.toContain('"error"');
+    await proxy.background.idle();
+    expect(stored()).toContain('Five days.');
+    expect(stored()).not.toContain('Refunds take');
+  });
+
   it('aborts a non-streamed upstream call when the client disconnects', async () => {
     stub.setBehavior({ hang: true });
     const controller = new AbortController();

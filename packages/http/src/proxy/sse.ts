@@ -32,6 +32,11 @@ export interface ForwardOptions {
    */
   terminate?: boolean;
   failureEvent?: (failure: StreamFailure) => Uint8Array;
+  /**
+   * A protocol that ends with an event of its own (the Responses API's response.completed, …): whether it came, read
+   * from the events `onData` was given. A source that ends without it was cut on the way.
+   */
+  ended?: () => boolean;
 }
 
 /** Why a started stream ended early: the upstream broke, or the time limit passed. */
@@ -51,7 +56,7 @@ function chatFailureEvent({ message, code }: StreamFailure): Uint8Array {
  */
 export function sseRelay(options: ForwardOptions) {
   const { onData, maxDurationMs } = options;
-  const { terminate = true, failureEvent = chatFailureEvent } = options;
+  const { terminate = true, failureEvent = chatFailureEvent, ended } = options;
   const decoder = new TextDecoder();
   let tail = '';
   let unfinished = 0;
@@ -59,6 +64,8 @@ export function sseRelay(options: ForwardOptions) {
   let answered = !terminate;
   // Whether a chunk named why the model stopped: a stream closed with neither that nor [DONE] was cut on the way.
   let finished = !terminate;
+  // An event too long to parse was skipped (forwarded, not read): `ended` may not have seen the last event.
+  let skipped = false;
   const parser = onData
     ? createParser({
         onEvent: (event) => {
@@ -82,6 +89,7 @@ export function sseRelay(options: ForwardOptions) {
       if (!parser) return;
       unfinished += text.length;
       if (unfinished > MAX_UNFINISHED_EVENT_CHARS) {
+        skipped = true;
         parser.reset();
         unfinished = 0;
         return;
@@ -90,11 +98,13 @@ export function sseRelay(options: ForwardOptions) {
     },
     /**
      * How the stream ended: `failure`, else none unless no chunk event went by (an answer with nothing in it) or the
-     * upstream closed with neither a finish_reason nor [DONE] (the text so far is not the whole answer).
+     * upstream closed with neither a finish_reason nor [DONE], or before `ended` (the text so far is not the whole
+     * answer).
      */
     outcome(failure?: StreamFailure): StreamFailure | undefined {
       if (failure) return failure;
       if (!answered) return NO_EVENTS;
+      if (ended && !skipped && !ended() && !DONE_AT_END.test(tail)) return CUT;
       return finished || DONE_AT_END.test(tail) ? undefined : CUT;
     },
     /** What is sent last: the failure's event if any, then `data: [DONE]` unless the source sent it. */

@@ -18,10 +18,17 @@ function replyOf(response: unknown): string {
     .join('');
 }
 
-/** Follows a forwarded Responses stream: the reply's text (for the exchange) and the last sequence number. */
+/** The events a Responses stream ends with: without one, its upstream closed it on the way. */
+const LAST_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+
+/**
+ * Follows a forwarded Responses stream: the reply's text (for the exchange), the last sequence number and whether
+ * the stream's last event came.
+ */
 function streamWatcher() {
   let text = '';
   let completed = false;
+  let ended = false;
   let sequence = -1;
   return {
     onData(data: string) {
@@ -30,11 +37,13 @@ function streamWatcher() {
         if (typeof event.sequence_number === 'number') sequence = event.sequence_number;
         if (event.type === 'response.output_text.delta' && typeof event.delta === 'string') text += event.delta;
         if (event.type === 'response.completed') completed = true;
+        if (typeof event.type === 'string' && LAST_EVENTS.has(event.type)) ended = true;
       } catch {
         // Not JSON: forwarded as is, nothing to follow.
       }
     },
     reply: () => (completed ? text : ''),
+    ended: () => ended,
     failure: ({ message, code }: StreamFailure) =>
       sseEvent({
         type: 'error',
@@ -89,6 +98,7 @@ export async function serveTargetResponses(
         },
         terminate: false,
         failureEvent: watcher.failure,
+        ended: watcher.ended,
       };
       return call.respondSse(options, { ...headers, ...SSE_RESPONSE_HEADERS });
     }
