@@ -10,11 +10,16 @@ export function refusalOf(address: string): string | undefined {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   if (!ipaddr.isValid(bare)) return 'not an IP address';
   const parsed = ipaddr.parse(bare);
-  // ::/96 (IPv4-compatible, e.g. ::7f00:1 = ::127.0.0.1) has no range of its own in ipaddr.js.
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) {
+  const range = parsed.range();
+  // ::/96 (IPv4-compatible, e.g. ::7f00:1 = ::127.0.0.1) has no range of its own in ipaddr.js; ::1 and :: in it
+  // have theirs, named as such in the refusal.
+  if (
+    range === 'unicast' &&
+    parsed.kind() === 'ipv6' &&
+    (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)
+  ) {
     return 'IPv4-compatible address';
   }
-  const range = parsed.range();
   return range === 'unicast' ? undefined : `${range} address`;
 }
 

@@ -60,6 +60,14 @@ describe('target guard: URLs refused before any connection', () => {
     expect(thrown).toMatchObject({ kind: 'validation', code: 'invalid_target' });
   });
 
+  it.each([
+    ['https://[::1]/v1', 'loopback address [::1]'],
+    ['https://[::]/v1', 'unspecified address [::]'],
+    ['https://[::7f00:1]/v1', 'IPv4-compatible address [::7f00:1]'],
+  ])('names what %s is', (url, reason) => {
+    expect(() => guard.checkUrl(url)).toThrow(`proxy target is not allowed: ${reason}`);
+  });
+
   it('accepts a public https target', () => {
     expect(guard.checkUrl('https://api.openai.com/v1').hostname).toBe('api.openai.com');
     expect(guard.checkUrl('https://8.8.8.8/v1').hostname).toBe('8.8.8.8');
