@@ -18,6 +18,7 @@ import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
 import { createMemoryLimit } from './memory-limit.ts';
 import { localJwtSecret } from './secret.ts';
 import { createLocalVectorIndex, denseGraphFor } from './vector-index/index.ts';
+import { collectYoungWhenIdle } from './young-when-idle.ts';
 
 export interface RunningServer {
   url: string;
@@ -113,6 +114,7 @@ export async function startLocalServer(
     // few seconds, so a short server timeout makes that race likely on a busy machine.
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
+    const unwatchIdle = collectYoungWhenIdle(server);
     const unwatch =
       config.LOCAL_MEMORY_SOFT_LIMIT_MB > 0
         ? createMemoryLimit({ limitBytes: config.LOCAL_MEMORY_SOFT_LIMIT_MB * 1024 * 1024 }).watch()
@@ -128,6 +130,7 @@ export async function startLocalServer(
       },
       async stop() {
         unwatch();
+        unwatchIdle();
         try {
           await new Promise<void>((done) => server.close(() => done()));
           server.closeAllConnections?.();
