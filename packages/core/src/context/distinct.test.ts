@@ -78,19 +78,20 @@ describe('searchDistinct', () => {
   const input = { query: 'q', similarity_threshold: 1, minimum_similarity_threshold: 0, top_k: 3 };
   const principal = { userId: 'u', orgs: [], scopes: new Set<string>() };
 
-  it('searches once when nothing was skipped, as before', async () => {
+  it('asks once for twice as many hits as it injects', async () => {
     const { store, asked } = storeOf([hit('a', REWORDED[0] as string), hit('c', OTHER), hit('e', POLICY)]);
     expect((await searchDistinct(store, principal, input)).map((h) => h.contextId)).toEqual(['a', 'c', 'e']);
-    expect(asked).toEqual([3]);
+    expect(asked).toEqual([6]);
   });
 
-  it('searches wider while near-duplicates took slots and the store may hold more, up to 100', async () => {
-    const copies = Array.from({ length: 30 }, (_, i) => hit(`r${i}`, REWORDED[i % 3] as string));
-    const { store, asked } = storeOf([...copies, hit('e', POLICY)]);
-    expect((await searchDistinct(store, principal, input)).map((h) => h.contextId)).toEqual(['r0', 'e']);
-    expect(asked).toEqual([3, 12, 48]);
+  it('fills the slots near-duplicates took from the extra hits, and injects fewer rather than search again', async () => {
+    const copies = Array.from({ length: 4 }, (_, i) => hit(`r${i}`, REWORDED[i % 3] as string));
+    const { store, asked } = storeOf([...copies, hit('e', POLICY), hit('c', OTHER)]);
+    expect((await searchDistinct(store, principal, input)).map((h) => h.contextId)).toEqual(['r0', 'e', 'c']);
+    expect(asked).toEqual([6]);
+    // A tenant full of one answer captured again and again: one search all the same, one passage of it injected.
     const endless = storeOf(Array.from({ length: 200 }, (_, i) => hit(`r${i}`, REWORDED[i % 3] as string)));
     expect(await searchDistinct(endless.store, principal, input)).toHaveLength(1);
-    expect(endless.asked).toEqual([3, 12, 48, 100]);
+    expect(endless.asked).toEqual([6]);
   });
 });

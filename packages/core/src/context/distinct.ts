@@ -108,24 +108,20 @@ export function distinctHits<T extends Pick<SearchHit, 'contextData'>>(
   return { chosen, skipped };
 }
 
-/** How much wider each further search is, when near-duplicates took slots of the one before. */
-const WIDER = 4;
+/** The search is asked for this many times the hits injected, so that near-duplicates can be passed over. */
+const WIDER = 2;
 
 /**
- * The context the proxy and the chat inject: the search's best `input.top_k` hits, near-duplicates of a better one
- * skipped. Only when some were skipped and the search may hold more is it asked again, 4 times wider (at most
- * MAX_TOP_K), so a request without duplicates costs one search as before. What is stored, and what search and MCP
- * answer, are unchanged: they show the store.
+ * The context the proxy and the chat inject: the best `input.top_k` hits of one search asked for twice as many (at
+ * most MAX_TOP_K), near-duplicates of a better one skipped. One search, whatever the tenant holds: a tenant full of
+ * near-duplicates (a model answering every question alike, each exchange captured) gets fewer, different passages,
+ * not more searches. What is stored, and what search and MCP answer, are unchanged: they show the store.
  */
 export async function searchDistinct(
   store: Pick<ContextStore, 'search'>,
   principal: Parameters<ContextStore['search']>[0],
   input: SearchInput & { top_k: number },
 ): Promise<SearchHit[]> {
-  const limit = input.top_k;
-  for (let topK = limit; ; topK = Math.min(MAX_TOP_K, topK * WIDER)) {
-    const hits = await store.search(principal, { ...input, top_k: topK });
-    const { chosen, skipped } = distinctHits(hits, limit);
-    if (skipped === 0 || chosen.length >= limit || hits.length < topK || topK >= MAX_TOP_K) return chosen;
-  }
+  const hits = await store.search(principal, { ...input, top_k: Math.min(MAX_TOP_K, input.top_k * WIDER) });
+  return distinctHits(hits, input.top_k).chosen;
 }
