@@ -3,6 +3,7 @@ import { CONTEXT_SCOPES, CONTEXT_TYPES, type ContextStore } from '@memgate/core'
 import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
 import { jsonBody, limitBody, type PrepareBody } from '../errors/index.ts';
+import { type ObjectSchema, refusingNull, withoutNulls } from '../errors/null-fields.ts';
 
 // What every context route shares. Each route lives in its own module (add, search, delete, view) with its schemas,
 // so that a Lambda function serving one route builds that route's schemas only (functions/runtime/context-app.ts).
@@ -50,27 +51,9 @@ export const bodyErrors = {
 };
 export const tags = ['context'];
 
-type ObjectSchema = { shape: Record<string, z.ZodType> };
-
-/** The fields of `schema` that refuse null. */
-function refusingNull(schema: ObjectSchema): ReadonlySet<string> {
-  return new Set(Object.keys(schema.shape).filter((key) => !schema.shape[key]?.safeParse(null).success));
-}
-
-function withoutNulls(body: Record<string, unknown>, refused: ReadonlySet<string>): Record<string, unknown> {
-  let kept: Record<string, unknown> | undefined;
-  for (const key in body) {
-    if (body[key] !== null || !refused.has(key)) continue;
-    kept ??= { ...body };
-    delete kept[key];
-  }
-  return kept ?? body;
-}
-
 /**
- * A field sent as null where its schema takes no null counts as left out: clients that keep unset fields as null
- * (pydantic's model_dump, openai-python's None) send every optional field so. A field whose schema takes null
- * (delete's `organization_id: null`, personal records only) keeps it. `items` does the same inside one list's
+ * A field sent as null where its schema takes no null counts as left out (`withoutNulls`). A field whose schema takes
+ * null (delete's `organization_id: null`, personal records only) keeps it. `items` does the same inside one list's
  * objects (add's documents).
  */
 export function nullsLeftOut(schema: ObjectSchema, items?: { field: string; schema: ObjectSchema }) {

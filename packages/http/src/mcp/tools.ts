@@ -2,6 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import { type ContextStore, type Principal, requireScope, type Scope } from '@memgate/core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { fromZodError } from '../errors/index.ts';
+import { refusingNull, withoutNulls } from '../errors/null-fields.ts';
 import {
   AddMemoryInput,
   AddMemoryOutput,
@@ -34,11 +35,7 @@ function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: {
   run(store: ContextStore, principal: Principal, input: z.output<I>): Promise<z.input<O>>;
 }): MemoryTool {
   const { name, title, description, scope, annotations, input, output, run } = tool;
-  const optional = new Set(
-    Object.entries(input.shape as Record<string, z.ZodType>)
-      .filter(([, field]) => field.safeParse(undefined).success)
-      .map(([key]) => key),
-  );
+  const refused = refusingNull(input);
   let definition: Tool | undefined;
   return {
     name,
@@ -55,7 +52,9 @@ function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: {
     },
     async call(store, principal, args) {
       requireScope(principal, scope);
-      const parsed = input.safeParse(withoutNullOptionals(args, optional));
+      // An argument sent as null is left out (withoutNulls): OpenAI's strict tool schemas make every argument
+      // required and nullable, and models fill the unset ones with null.
+      const parsed = input.safeParse(isObject(args) ? withoutNulls(args, refused) : args);
       if (!parsed.success) throw fromZodError(parsed.error);
       // Parsed against the declared output schema, so what a client validates never carries an undeclared field.
       return output.parse(await run(store, principal, parsed.data)) as Record<string, unknown>;
@@ -63,15 +62,8 @@ function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: {
   };
 }
 
-/**
- * `args` without the optional arguments sent as null: agents often send null for one they leave unset (OpenAI's
- * strict tool schemas make every argument required and nullable, and models fill the unset ones with null), and
- * that means what leaving it out means. A required argument sent as null is still refused by its schema.
- */
-function withoutNullOptionals(args: unknown, optional: ReadonlySet<string>): unknown {
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
-  return Object.fromEntries(Object.entries(args).filter(([key, value]) => value !== null || !optional.has(key)));
-}
+const isObject = (args: unknown): args is Record<string, unknown> =>
+  args !== null && typeof args === 'object' && !Array.isArray(args);
 
 /**
  * The band of a search without `min_score`: every result that matches the query at all. A score of 0 means nothing
