@@ -18,10 +18,10 @@ import { createAbsent } from '@memgate/adapters/dynamodb/context-creation';
 import { toItem } from '@memgate/adapters/dynamodb/context-items';
 import { ensureTable } from '@memgate/adapters/dynamodb/table-setup';
 import type { ContextRecord } from '@memgate/core';
-import { buildDocument } from '@memgate/core/context/store/records';
 import { startDynamoLocal } from '@memgate/local/dynamo-local';
 import { addBody } from './lib/corpus.ts';
 import { processTreeCpuMs } from './lib/cpu.ts';
+import { recordsOf } from './lib/raw-writes.ts';
 
 const TABLE = 'create-forms';
 const ADDS_PER_BLOCK = 150;
@@ -63,21 +63,8 @@ try {
   /** The document rows of one add of the bench's add area, for an owner no other add uses. */
   const documentRows = (): ContextRecord[] => {
     seed += 10;
-    const owner = `forms-${seed}`;
     const body = addBody({ firstSeed: seed, documents: 10, chunksPerDocument: 10 });
-    const ctx = {
-      ownerId: owner,
-      organizationId: null,
-      tenant: `user:${owner}`,
-      source: 'bench',
-      contextType: 'resource',
-      scope: 'internal',
-      metadata: {},
-      modalities: ['text'],
-      tags: [],
-      now: new Date().toISOString(),
-    } as const;
-    return body.documents.map((input) => buildDocument(input, { ...ctx, modalities: ['text'], tags: [] }).document);
+    return recordsOf(body.documents, `forms-${seed}`).map((built) => built.document);
   };
   const block = async (form: string) => {
     const adds = Array.from({ length: ADDS_PER_BLOCK }, documentRows);

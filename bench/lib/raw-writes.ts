@@ -2,15 +2,15 @@ import { BatchWriteCommand, type BatchWriteCommandInput, type DynamoDBDocumentCl
 import { groupsOf } from '@memgate/adapters/dynamodb/batch';
 import { toItem } from '@memgate/adapters/dynamodb/context-items';
 import type { DocumentInput } from '@memgate/core';
-import { buildDocument } from '@memgate/core/context/store/records';
+import { type BuiltDocument, buildDocument } from '@memgate/core/context/store/records';
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
 /**
- * The exact DynamoDB items an add of these documents writes for `owner` (document and chunk rows, with every index
- * key), built by the store's own record and item code, so the raw ceiling is measured on the same items.
+ * The records an add of these documents writes for `owner` (a document row and its chunk rows each), built by the
+ * store's own record code.
  */
-export function itemsOf(documents: readonly DocumentInput[], owner: string): Record<string, unknown>[] {
+export function recordsOf(documents: readonly DocumentInput[], owner: string): BuiltDocument[] {
   const ctx = {
     ownerId: owner,
     organizationId: null,
@@ -23,10 +23,15 @@ export function itemsOf(documents: readonly DocumentInput[], owner: string): Rec
     tags: [],
     now: new Date().toISOString(),
   } as const;
-  return documents.flatMap((input) => {
-    const built = buildDocument(input, { ...ctx, modalities: [...ctx.modalities], tags: [] });
-    return [toItem(built.document), ...built.chunks.map(toItem)];
-  });
+  return documents.map((input) => buildDocument(input, { ...ctx, modalities: [...ctx.modalities], tags: [] }));
+}
+
+/**
+ * The exact DynamoDB items an add of these documents writes for `owner` (document and chunk rows, with every index
+ * key), built by the store's own record and item code, so the raw ceiling is measured on the same items.
+ */
+export function itemsOf(documents: readonly DocumentInput[], owner: string): Record<string, unknown>[] {
+  return recordsOf(documents, owner).flatMap((built) => [toItem(built.document), ...built.chunks.map(toItem)]);
 }
 
 /**
