@@ -287,6 +287,34 @@ describe('delete', () => {
     expect(await childrenOf()).toContain(second);
   });
 
+  it("by_id on a chained document takes it out of its neighbours' links in view; nothing else changes", async () => {
+    const token = await tokenFor('olga', { scope: ALL });
+    const added = await h.call('POST', 'add', token, {
+      documents: [doc('first of the chain', 'c1'), doc('second of the chain', 'c2'), doc('third of the chain', 'c3')],
+      chained: 'true',
+    });
+    const [c1, c2, c3] = added.json.contextIds as string[];
+    type Row = { _id: string; parent_context_nodes: string[]; children_context_nodes: string[] };
+    const before = (await h.call('GET', 'view', token)).json.context as Row[];
+    expect(before.find((r) => r._id === c1)?.children_context_nodes).toContain(c2);
+    expect(before.find((r) => r._id === c3)?.parent_context_nodes).toEqual([c2]);
+
+    expect((await h.call('POST', 'delete', token, { source: c2, by_id: true })).status).toBe(204);
+    const after = (await h.call('GET', 'view', token)).json.context as Row[];
+    const unlinked = (ids: string[]) => ids.filter((id) => id !== c2);
+    expect(after).toEqual(
+      before
+        .filter((r) => r._id !== c2 && !r._id.startsWith(`${c2}.`))
+        .map((r) => ({
+          ...r,
+          parent_context_nodes: unlinked(r.parent_context_nodes),
+          children_context_nodes: unlinked(r.children_context_nodes),
+        })),
+    );
+    expect(JSON.stringify(after)).not.toContain(c2);
+    expect((await docsOf(token)).map((d) => d.fileName).sort()).toEqual(['c1', 'c3']);
+  });
+
   it('needs a source and one of by_doc/by_id; deleting for another user needs context:admin', async () => {
     expect((await h.call('POST', 'delete', alice, {})).json.response).toContain('source');
     expect((await h.call('POST', 'delete', alice, { source: 'x', by_doc: false, by_id: false })).status).toBe(400);

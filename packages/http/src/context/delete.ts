@@ -19,7 +19,7 @@ export const deleteRoute = createRoute({
   tags,
   summary: 'Delete by document (source or file name) or by id (scope context:delete); idempotent',
   description:
-    "`source` is required. `by_doc` (the default): every document whose source or file name equals `source`, with its chunks. `by_id: true`: `source` is a context id, that record and, for a document, its chunks; a chunk also leaves its document's `children_context_nodes` and `chunks` count (adding the document again restores it). `user_id` and `organization_id` narrow whose records (another user's need context:admin); `organization_id: null` narrows to personal records, omitted it covers every tenant the caller sees. 204 also when nothing matched; nothing deleted is returned again by view or search.",
+    "`source` is required. `by_doc` (the default): every document whose source or file name equals `source`, with its chunks. `by_id: true`: `source` is a context id, that record and, for a document, its chunks; a chunk also leaves its document's `children_context_nodes` and `chunks` count (adding the document again restores it); a chained document's neighbours no longer link to it in view. `user_id` and `organization_id` narrow whose records (another user's need context:admin); `organization_id: null` narrows to personal records, omitted it covers every tenant the caller sees. 204 also when nothing matched; nothing deleted is returned again by view or search.",
   request: {
     body: { content: { 'application/json': { schema: DeleteBody, example: { source: 'plan.md' } } }, required: true },
   },

@@ -213,6 +213,32 @@ describe('createContextStore: replacing and chaining', () => {
     expect(s.rows.size).toBe(2);
   });
 
+  it("deleting a chained document by id takes it out of its neighbours' links in view, and changes nothing else", async () => {
+    const s = setup();
+    const documents = ['first link', 'second link', 'third link'].map((content, i) => ({ content, fileName: `c${i}` }));
+    const [c1, c2, c3] = (await s.store.add(alice, { documents, chained: true })).contextIds as [
+      string,
+      string,
+      string,
+    ];
+    const before = (await s.store.view(alice, {})).items;
+    expect(before.find((record) => record._id === c1)?.children_context_nodes).toContain(c2);
+    expect(before.find((record) => record._id === c3)?.parent_context_nodes).toEqual([c2]);
+
+    await s.store.delete(alice, { source: c2, by_id: true });
+    const after = (await s.store.view(alice, {})).items;
+    const expected = before
+      .filter((record) => record.document_id !== c2)
+      .map((record) => ({
+        ...record,
+        parent_context_nodes: record.parent_context_nodes.filter((id) => id !== c2),
+        children_context_nodes: record.children_context_nodes.filter((id) => id !== c2),
+      }));
+    expect(after).toEqual(expected);
+    expect(after.find((record) => record._id === c1)?.children_context_nodes).toHaveLength(1);
+    expect(after.find((record) => record._id === c3)?.parent_context_nodes).toEqual([]);
+  });
+
   it('organization records live in the organization partition; a non-member is refused', async () => {
     const s = setup();
     await s.store.add(alice, { ...addOne('org text'), organization_id: 'acme' });

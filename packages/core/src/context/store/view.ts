@@ -5,7 +5,7 @@ import type { DocumentSummary, ViewInput } from '../service.ts';
 import { readScope } from './access.ts';
 import type { ContextStoreDeps } from './deps.ts';
 import { isChunkOf } from './ids.ts';
-import { visibleRecords } from './visibility.ts';
+import { visibleRecords, withoutHiddenLinks } from './visibility.ts';
 
 export const DEFAULT_VIEW_LIMIT = 100;
 export const MAX_VIEW_LIMIT = 1000;
@@ -105,9 +105,14 @@ async function listVisible(
   return { items, nextCursor: null };
 }
 
-/** Every visible record (documents and chunks), paginated. */
-export function viewContext(deps: ContextStoreDeps, principal: Principal, input: ViewInput) {
-  return listVisible(deps, principal, input, false);
+/** Every visible record (documents and chunks), paginated; links only to visible documents (withoutHiddenLinks). */
+export async function viewContext(
+  deps: ContextStoreDeps,
+  principal: Principal,
+  input: ViewInput,
+): Promise<Page<ContextRecord>> {
+  const page = await listVisible(deps, principal, input, false);
+  return { items: await withoutHiddenLinks(deps.repository, page.items), nextCursor: page.nextCursor };
 }
 
 /** One summary per visible document, paginated. */

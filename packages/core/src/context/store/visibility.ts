@@ -1,5 +1,6 @@
 import type { ContextRepository, SearchRecord } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
+import { isChunkOf } from './ids.ts';
 
 type VisibilityFields = Pick<ContextRecord, '_id' | 'status' | 'children_context_nodes'>;
 
@@ -58,4 +59,41 @@ export async function visibleRecords(
   return indexed.filter(
     (record) => record.kind === 'document' || isVisibleChunk(record, documents.get(record.document_id)),
   );
+}
+
+/** A document's links to other documents (chaining): its parents, and its children that are not its chunks. */
+const documentLinksOf = (document: ContextRecord) => [
+  ...document.parent_context_nodes,
+  ...document.children_context_nodes.filter((id) => !isChunkOf(id, document._id)),
+];
+
+/**
+ * The shown records with their links to documents that are not visible taken out: a chained neighbour deleted (or
+ * hidden while it is replaced) stays named in the rows that link to it, which are not rewritten for it. Neighbours
+ * on the page are known; the others are read (only their status). A chunk's parent is its document, visible with it.
+ */
+export async function withoutHiddenLinks(
+  repository: ContextRepository,
+  records: readonly ContextRecord[],
+): Promise<ContextRecord[]> {
+  const documents = records.filter((record) => record.kind === 'document');
+  const visible = new Set(documents.filter((record) => record.status === 'indexed').map((record) => record._id));
+  const unknown = [...new Set(documents.flatMap(documentLinksOf))].filter((id) => !visible.has(id));
+  if (unknown.length === 0) return [...records];
+  for (const record of await repository.getForSearch(unknown)) {
+    if (record.kind === 'document' && record.status === 'indexed') visible.add(record._id);
+  }
+  const shown = (document: ContextRecord) => (id: string) => isChunkOf(id, document._id) || visible.has(id);
+  return records.map((record) => {
+    if (record.kind !== 'document') return record;
+    const parents = record.parent_context_nodes.filter(shown(record));
+    const children = record.children_context_nodes.filter(shown(record));
+    if (
+      parents.length === record.parent_context_nodes.length &&
+      children.length === record.children_context_nodes.length
+    ) {
+      return record;
+    }
+    return { ...record, parent_context_nodes: parents, children_context_nodes: children };
+  });
 }
