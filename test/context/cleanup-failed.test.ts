@@ -2,21 +2,18 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createLexicalEmbedder } from '@memgate/adapters';
 import { type ContextRepository, type Embedder, runCleanup } from '@memgate/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createContextHarness } from '../support/context-app.ts';
-import { createFailingIndex } from '../support/context-fakes.ts';
+import { createFailingContextHarness } from '../support/context-app.ts';
 import { createMemoryIndex } from '../support/memory-ports.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 // Issue 12 item 16: a record the cleanup gave up on (`failed`) leaves its work list, so later runs do not read it
 // again, forever. It stays hidden; its owner's delete removes it, adding the document again replaces it.
 
-let h: Awaited<ReturnType<typeof createContextHarness>>;
-let failing: ReturnType<typeof createFailingIndex>['failing'];
+let h: Awaited<ReturnType<typeof createFailingContextHarness>>['h'];
+let failing: Awaited<ReturnType<typeof createFailingContextHarness>>['failing'];
 
 beforeAll(async () => {
-  const wrapped = createFailingIndex(createMemoryIndex().index);
-  failing = wrapped.failing;
-  h = await createContextHarness(wrapped.index);
+  ({ h, failing } = await createFailingContextHarness());
 });
 
 const down: Embedder = { ...createLexicalEmbedder(), embed: () => Promise.reject(new Error('embedder down')) };

@@ -1,7 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createContextHarness } from '../support/context-app.ts';
-import { createFailingIndex } from '../support/context-fakes.ts';
-import { createMemoryIndex } from '../support/memory-ports.ts';
+import { createFailingContextHarness } from '../support/context-app.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 // The context API over HTTP with a vector store that fails on demand (DESIGN.md section 3: nothing half-visible,
@@ -9,13 +7,11 @@ import { tokenFor } from '../support/tokens.ts';
 const ALL = 'context:read context:write context:delete';
 const band = { similarity_threshold: 1, minimum_similarity_threshold: 0 };
 
-let h: Awaited<ReturnType<typeof createContextHarness>>;
-let failing: ReturnType<typeof createFailingIndex>['failing'];
+let h: Awaited<ReturnType<typeof createFailingContextHarness>>['h'];
+let failing: Awaited<ReturnType<typeof createFailingContextHarness>>['failing'];
 
 beforeAll(async () => {
-  const wrapped = createFailingIndex(createMemoryIndex().index);
-  failing = wrapped.failing;
-  h = await createContextHarness(wrapped.index);
+  ({ h, failing } = await createFailingContextHarness());
 });
 
 const doc = (content: string, fileName: string) => ({ content, fileName, fileType: 'text/plain' });

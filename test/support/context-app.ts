@@ -2,7 +2,9 @@ import { createDynamoContextRepository, createLexicalEmbedder } from '@memgate/a
 import type { ContextRepository, VectorIndex } from '@memgate/core';
 import { createContextStore, runCleanup } from '@memgate/core';
 import { createContextApp, createTokenVerifier, silentLogger } from '@memgate/http';
+import { createFailingIndex } from './context-fakes.ts';
 import { createTestTable } from './dynamo.ts';
+import { createMemoryIndex } from './memory-ports.ts';
 import { TEST_SECRET, tokenFor } from './tokens.ts';
 
 /** The context area over DynamoDB Local, the lexical embedder and `index`, with helpers for HTTP tests. */
@@ -49,4 +51,10 @@ export async function createContextHarness(index: VectorIndex) {
       deadline: new Date(Date.now() + 7_200_000),
     });
   return { app, repository, store, table, call, cleanup, tokenFor };
+}
+
+/** The harness over a memory index that fails on demand: set `failing.upsert` (or the others) to make it throw. */
+export async function createFailingContextHarness() {
+  const { index, failing } = createFailingIndex(createMemoryIndex().index);
+  return { h: await createContextHarness(index), failing };
 }
