@@ -27,6 +27,14 @@ export function createTimeSlice(sliceMs = 10, now = () => performance.now()): Ti
   };
 }
 
+/** Runs `steps` to their end at once, for a caller with no event loop to give back to (or too little work). */
+export function runToEnd<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
 /** Runs `steps` to their end, giving the event loop back whenever `slice` is used up between two steps. */
 export async function runInSlices<T>(steps: Generator<void, T>, slice: TimeSlice): Promise<T> {
   for (;;) {

@@ -1,3 +1,4 @@
+import { runToEnd } from '../../history/time-slice.ts';
 import type { SparseValues } from '../ports.ts';
 import { speakerTermIdsOf } from './speakers.ts';
 import { TermTable } from './term-table.ts';
@@ -84,11 +85,7 @@ export function ownTermsFirst(
   window: NeighbourWindow = DEFAULT_NEIGHBOUR_WINDOW,
   words?: readonly (readonly string[])[],
 ): OwnTermsFirst {
-  const steps = ownTermsInSteps(texts, window, words);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runToEnd(ownTermsInSteps(texts, window, words));
 }
 
 export interface OwnTermsFirst {

@@ -1,3 +1,4 @@
+import { runToEnd } from '../../history/time-slice.ts';
 import type { SparseValues } from '../ports.ts';
 
 /**
@@ -28,11 +29,7 @@ export class TermTable {
 
   /** The table of the ids in `lists`. */
   static of(lists: readonly (readonly number[])[]): TermTable {
-    const steps = TermTable.collecting(lists);
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return step.value;
-    }
+    return runToEnd(TermTable.collecting(lists));
   }
 
   /**
