@@ -104,8 +104,9 @@ export function sseRelay(options: ForwardOptions) {
     outcome(failure?: StreamFailure): StreamFailure | undefined {
       if (failure) return failure;
       if (!answered) return NO_EVENTS;
-      if (ended && !skipped && !ended() && !DONE_AT_END.test(tail)) return CUT;
-      return finished || DONE_AT_END.test(tail) ? undefined : CUT;
+      if (DONE_AT_END.test(tail)) return undefined;
+      if (ended && !skipped && !ended()) return CUT;
+      return finished ? undefined : CUT;
     },
     /** What is sent last: the failure's event if any, then `data: [DONE]` unless the source sent it. */
     ending(failure?: StreamFailure): Uint8Array[] {
