@@ -76,16 +76,26 @@ export function modelPathOf(rawPath: string): ModelPath | undefined {
 }
 
 /**
+ * A target path's part between the prefix and its endpoint, and the endpoint as written (`chat/completions`,
+ * `models/{id}`, …); undefined when the path ends in neither an endpoint nor a model.
+ */
+function targetPartsOf(rawPath: string): { inner: string; endpoint: string } | undefined {
+  const endpoint = endpointOf(rawPath);
+  if (endpoint !== undefined) {
+    return { inner: rawPath.slice(PROXY_PREFIX.length, rawPath.length - endpoint.length - 1), endpoint };
+  }
+  const model = modelPathOf(rawPath);
+  return model && { inner: model.inner, endpoint: `models/${model.rawId}` };
+}
+
+/**
  * Reads route A's target from the raw (undecoded) path: the last segment before the endpoint (/chat/completions,
  * /responses, /models, /models/{id}) is the key, the rest the base URL, written as is (`https://h/v1`), collapsed by a
  * client or proxy (`https:/h/v1`) or percent-encoded (`https%3A%2F%2Fh%2Fv1`). Messages never include the key.
  */
 export function parseProxyPath(rawPath: string): ProxyTarget {
-  const suffix = endpointOf(rawPath);
-  const model = suffix === undefined ? modelPathOf(rawPath) : undefined;
-  const inner = model
-    ? model.inner
-    : rawPath.slice(PROXY_PREFIX.length, rawPath.length - (suffix ?? 'chat/completions').length - 1);
+  const inner =
+    targetPartsOf(rawPath)?.inner ?? rawPath.slice(PROXY_PREFIX.length, rawPath.length - 'chat/completions'.length - 1);
   if (inner === 'default') return { kind: 'default' };
   const { baseUrl, rawKey } = splitTarget(inner);
   const apiKey = decodeSegment(rawKey);
@@ -126,14 +136,11 @@ export function upstreamTargetOf(url: string, rawPath: string): UpstreamTarget {
  */
 export function withTargetAsOneSegment(rawPath: string): string | undefined {
   if (!rawPath.startsWith(PROXY_PREFIX)) return undefined;
-  const endpoint = endpointOf(rawPath);
-  const model = endpoint === undefined ? modelPathOf(rawPath) : undefined;
-  if (!endpoint && !model) return undefined;
-  const inner = model
-    ? model.inner
-    : rawPath.slice(PROXY_PREFIX.length, rawPath.length - (endpoint as string).length - 1);
+  const parts = targetPartsOf(rawPath);
+  if (!parts) return undefined;
+  const { inner, endpoint } = parts;
   const cut = inner.lastIndexOf('/');
   const base = inner.slice(0, Math.max(cut, 0));
   if (!base.includes('/')) return undefined;
-  return `${PROXY_PREFIX}${encodeURIComponent(base)}${inner.slice(cut)}/${model ? `models/${model.rawId}` : endpoint}`;
+  return `${PROXY_PREFIX}${encodeURIComponent(base)}${inner.slice(cut)}/${endpoint}`;
 }
