@@ -43,3 +43,17 @@ export async function runInSlices<T>(steps: Generator<void, T>, slice: TimeSlice
     if (slice.due()) await slice.giveWay();
   }
 }
+
+/** `list.map(fn)`, giving the event loop back whenever `slice` is used up between two elements. */
+export async function mapInSlices<T, U>(
+  list: readonly T[],
+  fn: (element: T, index: number) => U,
+  slice: TimeSlice = createTimeSlice(),
+): Promise<U[]> {
+  const mapped: U[] = [];
+  for (let index = 0; index < list.length; index++) {
+    mapped.push(fn(list[index] as T, index));
+    if (slice.due()) await slice.giveWay();
+  }
+  return mapped;
+}

@@ -1,5 +1,5 @@
 import { vectorItemOf } from '../../cleanup/vectors.ts';
-import { createTimeSlice, runInSlices, type TimeSlice } from '../../history/time-slice.ts';
+import { createTimeSlice, mapInSlices, runInSlices, type TimeSlice } from '../../history/time-slice.ts';
 import {
   DEFAULT_NEIGHBOUR_WINDOW,
   type NeighbourTerms,
@@ -114,13 +114,8 @@ export async function vectorShapesOf(
   // every 10 ms (a 5 MB add held it ~0.9 s: test/security/freezes.test.ts).
   const slice = createTimeSlice();
   const lexical = (deps.retrieval?.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT) > 0;
-  const words: (readonly string[])[] = [];
-  if (lexical || deps.embedder.embedWords) {
-    for (const chunk of chunks) {
-      words.push(textWords(chunk.text));
-      if (slice.due()) await slice.giveWay();
-    }
-  }
+  const words: (readonly string[])[] =
+    lexical || deps.embedder.embedWords ? await mapInSlices(chunks, (chunk) => textWords(chunk.text), slice) : [];
   const terms = lexical ? await termsOf(deps, chunks, words, separate, slice) : undefined;
   const chains = lexical ? chainsOf(deps, chunks, separate) : [];
   const itemOf = (position: number, values: Float32Array, contextTerms: SparseValues | undefined) => {
@@ -128,11 +123,7 @@ export async function vectorShapesOf(
     const own = terms?.own[position];
     return vectorItemOf(chunk, values, own && { terms: own, contextTerms }, chains[position]);
   };
-  const contextSizes: number[] = [];
-  for (let i = 0; i < chunks.length; i++) {
-    contextSizes.push(terms?.contextSizeAt(i) ?? -1);
-    if (slice.due()) await slice.giveWay();
-  }
+  const contextSizes = await mapInSlices(chunks, (_, i) => terms?.contextSizeAt(i) ?? -1, slice);
   return {
     items: chunks.map((_, i) => itemOf(i, NO_VALUES, undefined)),
     contextSizes,
@@ -180,12 +171,6 @@ export async function embeddedItems(
   const vectors = await embed(deps, chunks, shapes, positions);
   return async () => {
     // Each item's contextTerms are made here: for a large add, hundreds of milliseconds given back every 10 ms.
-    const slice = createTimeSlice();
-    const items: VectorItem[] = [];
-    for (let j = 0; j < positions.length; j++) {
-      items.push(shapes.itemAt(positions[j] as number, vectors[j] as Float32Array));
-      if (slice.due()) await slice.giveWay();
-    }
-    return items;
+    return mapInSlices(positions, (position, j) => shapes.itemAt(position, vectors[j] as Float32Array));
   };
 }

@@ -1,6 +1,6 @@
 import { type Principal, type TenantKey, tenantOf } from '../../auth/index.ts';
 import { invalid } from '../../errors/index.ts';
-import { createTimeSlice, giveWay } from '../../history/time-slice.ts';
+import { createTimeSlice, giveWay, mapInSlices } from '../../history/time-slice.ts';
 import type { GenerationTag } from '../ports.ts';
 import type { ContextRecord } from '../record.ts';
 import type { AddInput, AddResult } from '../service.ts';
@@ -84,14 +84,8 @@ async function fingerprintDocuments(
 }
 
 /** The add's documents built (chunked), giving the loop back between documents: 100 of them can be 6 MB. */
-async function buildDocuments(inputs: AddInput['documents'], ctx: AddContext): Promise<BuiltDocument[]> {
-  const slice = createTimeSlice();
-  const built: BuiltDocument[] = [];
-  for (const document of inputs) {
-    built.push(buildDocument(document, ctx));
-    if (slice.due()) await slice.giveWay();
-  }
-  return built;
+function buildDocuments(inputs: AddInput['documents'], ctx: AddContext): Promise<BuiltDocument[]> {
+  return mapInSlices(inputs, (document) => buildDocument(document, ctx));
 }
 
 /**
