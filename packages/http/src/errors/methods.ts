@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { MemgateError } from '@memgate/core';
-import type { Env } from 'hono';
+import type { Context, Env } from 'hono';
 
 /**
  * A route's path asked with a method it does not take is a 405 naming the methods it takes (`Allow`, RFC 9110), in
@@ -14,19 +14,30 @@ export function refuseOtherMethods<E extends Env>(app: OpenAPIHono<E>): void {
     if (definition.type !== 'route') continue;
     const { path, method } = definition.route;
     const methods = methodsByPath.get(path) ?? [];
-    methods.push(...(method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]));
+    methods.push(...methodsServed(method));
     methodsByPath.set(path, methods);
   }
   for (const [path, methods] of methodsByPath) {
     const allow = methods.join(', ');
     // The OpenAPI path's parameters (`{name}`) as Hono matches them (`:name`).
     app.all(path.replaceAll(/\/{(.+?)}/g, '/:$1'), function refuseMethod(c) {
-      c.header('Allow', allow);
-      throw new MemgateError(
-        'method_not_allowed',
-        'method_not_allowed',
-        `${c.req.method} is not allowed on ${path}; use ${allow}`,
-      );
+      throw methodNotAllowed(c, allow, `on ${path}`);
     });
   }
+}
+
+/** The methods a route of `method` answers: a GET route answers HEAD too (Hono serves it with the GET handler). */
+export function methodsServed(method: string): string[] {
+  const upper = method.toUpperCase();
+  return upper === 'GET' ? ['GET', 'HEAD'] : [upper];
+}
+
+/** The 405 to throw for `c`'s method, `where` naming the path in its message; sets `Allow` to `allow` on `c`. */
+export function methodNotAllowed(c: Context, allow: string, where: string): MemgateError {
+  c.header('Allow', allow);
+  return new MemgateError(
+    'method_not_allowed',
+    'method_not_allowed',
+    `${c.req.method} is not allowed ${where}; use ${allow}`,
+  );
 }

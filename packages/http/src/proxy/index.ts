@@ -3,7 +3,7 @@ import { type ChatModel, MemgateError } from '@memgate/core';
 import type { Context } from 'hono';
 import type { StatusCode } from 'hono/utils/http-status';
 import type { BaseDeps } from '../deps.ts';
-import { areaErrorHandler, rejectInvalid } from '../errors/index.ts';
+import { areaErrorHandler, methodNotAllowed, methodsServed, rejectInvalid } from '../errors/index.ts';
 import { clientSignalOf, withoutNodeBindings } from '../request/index.ts';
 import { checkModelCanServe, type ProxyCall, requireDefaultModel } from './call.ts';
 import { prepareMessages } from './context.ts';
@@ -171,15 +171,7 @@ export function createProxyApp(deps: BaseDeps & ProxyAreaDeps): OpenAPIHono<Prox
     const endpoint = endpointOf(rawPath);
     if (endpoint && c.req.method === PROXY_ENDPOINTS[endpoint]) parseUpstreamPath(rawPath);
     const allowed = endpoint ? PROXY_ENDPOINTS[endpoint] : modelPathOf(rawPath) ? 'GET' : undefined;
-    if (allowed && c.req.method !== allowed) {
-      const allow = allowed === 'GET' ? 'GET, HEAD' : allowed;
-      c.header('Allow', allow);
-      throw new MemgateError(
-        'method_not_allowed',
-        'method_not_allowed',
-        `${c.req.method} is not allowed here; use ${allow}`,
-      );
-    }
+    if (allowed && c.req.method !== allowed) throw methodNotAllowed(c, methodsServed(allowed).join(', '), 'here');
     throw new MemgateError(
       'not_found',
       'not_found',
