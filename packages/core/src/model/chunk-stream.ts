@@ -5,8 +5,14 @@ import { MAX_UPSTREAM_BODY_BYTES, upstreamResponseTooLarge } from './bounded-bod
 /** A chunk naming why the model stopped ("finish_reason":"stop", …; null while it streams). */
 export const FINISH_REASON = /"finish_reason"\s*:\s*"/;
 
-function answeredWithoutEvents(): MemgateError {
+/** An upstream's answer that held no event (an HTML error page, plain text, a lone `[DONE]`): a broken upstream. */
+export function upstreamAnsweredWithoutEvents(): MemgateError {
   return new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered without events');
+}
+
+/** An upstream's stream that broke midway, or reported a failure inside it. */
+export function upstreamStreamFailed(): MemgateError {
+  return new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream failed');
 }
 
 /**
@@ -36,7 +42,7 @@ export async function* upstreamChunkPayloads(body: AsyncIterable<Uint8Array>): A
     parser.feed(text);
     for (const data of pending.splice(0)) {
       if (data === '[DONE]') {
-        if (events === 0) throw answeredWithoutEvents();
+        if (events === 0) throw upstreamAnsweredWithoutEvents();
         return;
       }
       events += 1;
@@ -44,7 +50,7 @@ export async function* upstreamChunkPayloads(body: AsyncIterable<Uint8Array>): A
       yield data;
     }
   }
-  if (events === 0) throw answeredWithoutEvents();
+  if (events === 0) throw upstreamAnsweredWithoutEvents();
   if (!finished) {
     throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream ended before the answer');
   }

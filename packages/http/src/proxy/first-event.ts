@@ -17,14 +17,6 @@ export type FirstEvent =
   | { kind: 'empty' }
   | { kind: 'failed' };
 
-export function emptyUpstreamStream(): MemgateError {
-  return new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered without events');
-}
-
-export function failedUpstreamStream(): MemgateError {
-  return new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream failed');
-}
-
 const isNodeReadable = (source: AsyncIterable<Uint8Array>): source is AsyncIterable<Uint8Array> & Readable =>
   typeof (source as Partial<Readable>).on === 'function' && typeof (source as Partial<Readable>).unshift === 'function';
 

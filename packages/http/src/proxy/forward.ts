@@ -4,9 +4,11 @@ import {
   MemgateError,
   type Principal,
   readBoundedText,
+  upstreamAnsweredWithoutEvents,
+  upstreamStreamFailed,
 } from '@memgate/core';
 import { overallTimeout } from './call.ts';
-import { emptyUpstreamStream, failedUpstreamStream, firstEvent } from './first-event.ts';
+import { firstEvent } from './first-event.ts';
 import { operatorUpstreamError } from './operator-error.ts';
 import { payloadsAsSse } from './sse.ts';
 import { type SseResponder, webSse } from './sse-response.ts';
@@ -129,8 +131,8 @@ export async function forwardCompletion(input: ForwardInput): Promise<Response> 
       if (request.stream && raw.contentType.includes('text/event-stream')) {
         // A stream that ends before its first event is an upstream failure (502), told before the status is sent.
         const first = await firstEvent(raw.body, keepAliveMs);
-        if (first.kind === 'empty') throw emptyUpstreamStream();
-        if (first.kind === 'failed') throw failedUpstreamStream();
+        if (first.kind === 'empty') throw upstreamAnsweredWithoutEvents();
+        if (first.kind === 'failed') throw upstreamStreamFailed();
         return streamed(first.source, headers);
       }
       const text = await readBoundedText(raw.body);

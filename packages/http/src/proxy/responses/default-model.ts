@@ -6,6 +6,7 @@ import {
   MemgateError,
   readBoundedText,
   upstreamChunkPayloads,
+  upstreamStreamFailed,
 } from '@memgate/core';
 import { operatorUpstreamError } from '../operator-error.ts';
 import { forwardedHeaders } from '../upstream-headers.ts';
@@ -70,7 +71,7 @@ async function* brokenNamed(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint
   try {
     yield* body;
   } catch {
-    throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream failed');
+    throw upstreamStreamFailed();
   }
 }
 
@@ -78,7 +79,7 @@ async function* parsedChunks(payloads: AsyncIterable<string>): AsyncIterable<Cha
   for await (const payload of payloads) {
     const chunk = parse<ChatCompletionChunk & { error?: unknown }>(payload);
     // An error event inside a 200 stream (some upstreams report late failures so).
-    if (chunk.error) throw new MemgateError('upstream_unavailable', 'upstream_stream_failed', 'upstream stream failed');
+    if (chunk.error) throw upstreamStreamFailed();
     yield chunk;
   }
 }

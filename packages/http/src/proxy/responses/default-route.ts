@@ -1,4 +1,4 @@
-import { type ChatCompletionChunk, isMemgateError, MemgateError } from '@memgate/core';
+import { type ChatCompletionChunk, isMemgateError, MemgateError, upstreamAnsweredWithoutEvents } from '@memgate/core';
 import { checkModelCanServe, followClient, type ProxyCall, requireDefaultModel, withinTotalTime } from '../call.ts';
 import { prepareMessages } from '../context.ts';
 import { completeChat, streamChat } from './default-model.ts';
@@ -54,7 +54,7 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
         for (const event of [...before, ...(stream?.push(chunk) ?? [])]) yield sseEvent(event);
       }
       // A body that held no chunk (an empty stream, a JSON or HTML page) is a broken upstream, not an empty answer.
-      if (!stream) throw noEvents();
+      if (!stream) throw upstreamAnsweredWithoutEvents();
       for (const event of stream.finish()) yield sseEvent(event);
     } catch (error) {
       const detail = { error: error instanceof Error ? error.message : String(error) };
@@ -79,10 +79,6 @@ export async function serveDefaultResponses(call: ProxyCall, request: ResponsesR
     terminate: false,
   };
   return call.respondSse(options, { ...prepared.headers, ...answer.headers, ...SSE_RESPONSE_HEADERS });
-}
-
-function noEvents(): MemgateError {
-  return new MemgateError('upstream_unavailable', 'upstream_invalid_response', 'upstream answered without events');
 }
 
 function textOf(item: unknown): string {
