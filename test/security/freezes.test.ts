@@ -122,6 +122,23 @@ describe('no request holds the event loop', () => {
     expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
   });
 
+  it('a Responses request with 40,000 function calls in a row is read without a stall', async () => {
+    // Consecutive function_call items become one assistant message's tool_calls: copying that list for each call
+    // was quadratic (20,000 calls held the loop ~2 s).
+    const calls = Array.from({ length: 40_000 }, (_, n) => ({ type: 'function_call', call_id: `c${n}`, name: 'f' }));
+    const outputs = calls.map(({ call_id }) => ({ type: 'function_call_output', call_id, output: 'ok' }));
+    const input = [{ role: 'user', content: 'look it up' }, ...calls, ...outputs, { role: 'user', content: 'and?' }];
+    const body = JSON.stringify({ model: 'memgate/default', input });
+    expect(body.length).toBeLessThan(6 * 1024 * 1024);
+    const { result, stallMs } = await withLongestStall(() =>
+      h.request('POST', RESPONSES_B, { token, raw: body, headers: { 'x-memgate-filter': 'off' } }),
+    );
+    expect(result.status).toBe(200);
+    // The question, one assistant message holding every call, each result and the last question.
+    expect(result.headers.get('x-memgate-history-kept')).toBe('40003');
+    expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
+  }, 120_000);
+
   it('100,000 older messages are scored for the history filter without a stall', async () => {
     const older = Array.from({ length: 100_000 }, (_, n) =>
       JSON.stringify({ role: n % 2 ? 'assistant' : 'user', content: `note ${n} on ${randomProse(12, n + 1)}` }),

@@ -91,7 +91,9 @@ export function inputToMessages(input: ResponsesRequest['input'], strict: boolea
       const call = functionCall(item, at);
       const previous = messages.at(-1);
       if (previous?.role === 'assistant' && pending.length === 0) {
-        previous.tool_calls = [...(previous.tool_calls ?? []), call];
+        // Appended in place: a copy per call made 20,000 consecutive calls hold the loop 2 s.
+        previous.tool_calls ??= [];
+        previous.tool_calls.push(call);
         itemsOf.get(previous)?.push(item);
       } else {
         push({ role: 'assistant', content: null, tool_calls: [call] }, item);
