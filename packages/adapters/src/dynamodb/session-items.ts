@@ -24,10 +24,18 @@ function expiryAttributes(pk: string, expiresAt: string) {
 
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
-/** Newest messages first in, oldest dropped until the list fits; a lone oversized message is cut. */
+/**
+ * Newest messages first in, oldest dropped until the list fits; a lone oversized message is cut. Each message is
+ * measured once: measuring the whole list again after each drop held the loop 5.6 s for a session of 2,800 short
+ * messages that a 2 MB question pushed over the limit.
+ */
 export function fitMessages(messages: readonly StoredMessage[]): StoredMessage[] {
-  const kept = [...messages];
-  while (kept.length > 1 && bytesOf(kept) > MAX_MESSAGES_BYTES) kept.shift();
+  const sizes = messages.map(bytesOf);
+  // JSON of a list: its brackets, its items and a comma between each two.
+  let bytes = sizes.reduce((sum, size) => sum + size, 1 + messages.length);
+  let first = 0;
+  while (messages.length - first > 1 && bytes > MAX_MESSAGES_BYTES) bytes -= (sizes[first++] ?? 0) + 1;
+  const kept = messages.slice(first);
   const only = kept[0];
   if (kept.length === 1 && only && bytesOf(kept) > MAX_MESSAGES_BYTES) {
     kept[0] = { ...only, content: only.content.slice(0, MAX_MESSAGES_BYTES / 4) };
