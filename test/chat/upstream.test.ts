@@ -122,6 +122,22 @@ describe('chat on an upstream default model', () => {
     }
   });
 
+  it('refuses an answer streaming past 16 MB with an error event, and stops reading the upstream', async () => {
+    // The answer is held whole until final_response: an endless one grew to V8's string limit (~750 MB of RSS).
+    stub.setBehavior({ flood: { bytes: 64 * 1024 * 1024 } });
+    const disconnected = stub.nextDisconnect();
+    const read = await readSse(await chat.ask('erin', { chat_history: [question] }));
+    const events = jsonEvents(read);
+    expect(events.filter((event) => event.type === 'final_response' || event.type === 'metadata')).toEqual([]);
+    expect(events.at(-1)).toEqual({
+      content: null,
+      error: { message: 'upstream answered with more than 16 MB; the answer was dropped' },
+    });
+    expect(read.data.at(-1)).toBe('[DONE]');
+    expect((await disconnected).path).toContain('/chat/completions');
+    expect(stub.flood.written).toBeLessThan(64 * 1024 * 1024);
+  });
+
   it('delivers an answer too long for its replay record whole, and replays it cut to fit', async () => {
     const answer = 'word '.repeat(100_000); // 500 KB: more than a DynamoDB item (400 KB) holds
     stub.setBehavior({ chunks: [answer] });

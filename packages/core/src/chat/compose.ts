@@ -1,4 +1,5 @@
 import { countPromptTokens, createTokenMeter } from '../history/index.ts';
+import { MAX_UPSTREAM_BODY_BYTES, upstreamResponseTooLarge } from '../model/bounded-body.ts';
 import type { ChatCompletionChunk, ChatMessage, ToolCall, Usage } from '../model/index.ts';
 
 /** The answer assembled from a model's streamed chunks. */
@@ -15,7 +16,11 @@ interface ToolCallDelta {
   function?: { name?: string; arguments?: string };
 }
 
-/** Reads a chat.completion.chunk stream to its end: text, tool calls (merged by index), model and usage. */
+/**
+ * Reads a chat.completion.chunk stream to its end: text, tool calls (merged by index), model and usage. The answer is
+ * held whole until it is sent, so one larger than a non-streamed upstream body may be (MAX_UPSTREAM_BODY_BYTES, in
+ * characters) is refused: an upstream streaming without end grew it to V8's string limit, ~750 MB of RSS.
+ */
 export async function composeAnswer(
   payloads: AsyncIterable<string>,
   fallbackModel: string,
@@ -25,19 +30,25 @@ export async function composeAnswer(
   let model = fallbackModel;
   let usage: Usage | undefined;
   const calls = new Map<number, ToolCall>();
+  let held = 0;
+  const hold = (text: string) => {
+    held += text.length;
+    if (held > MAX_UPSTREAM_BODY_BYTES) throw upstreamResponseTooLarge();
+    return text;
+  };
   for await (const payload of payloads) {
     const chunk = JSON.parse(payload) as ChatCompletionChunk;
     if (typeof chunk.model === 'string' && chunk.model !== '') model = chunk.model;
     if (chunk.usage) usage = chunk.usage;
     for (const choice of chunk.choices ?? []) {
       const delta = choice.delta ?? {};
-      if (typeof delta.content === 'string') content += delta.content;
+      if (typeof delta.content === 'string') content += hold(delta.content);
       for (const part of (delta.tool_calls ?? []) as ToolCallDelta[]) {
         const index = part.index ?? calls.size;
         const call = calls.get(index) ?? { id: '', type: 'function', function: { name: '', arguments: '' } };
         if (part.id) call.id = part.id;
-        if (part.function?.name) call.function.name += part.function.name;
-        if (part.function?.arguments) call.function.arguments += part.function.arguments;
+        if (part.function?.name) call.function.name += hold(part.function.name);
+        if (part.function?.arguments) call.function.arguments += hold(part.function.arguments);
         calls.set(index, call);
       }
     }
