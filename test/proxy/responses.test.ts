@@ -167,6 +167,23 @@ describe('route B: POST …/default/responses (extractive responder)', () => {
     expect(completed.usage.output_tokens).toBeGreaterThan(3);
   });
 
+  it('marks the message cut by max_output_tokens incomplete, as the response, streamed or not', async () => {
+    const request = { model: 'memgate/default', input: 'How long do refunds take?', max_output_tokens: 1 };
+    const response = await routeB().responses.create(request);
+    expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
+    expect(response.output).toMatchObject([{ type: 'message', status: 'incomplete' }]);
+    const stream = await routeB().responses.create({ ...request, stream: true });
+    const done: unknown[] = [];
+    let last: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      if (event.type === 'response.output_item.done') done.push(event.item);
+      if (event.type === 'response.incomplete') last = event.response;
+    }
+    expect(done).toMatchObject([{ type: 'message', status: 'incomplete' }]);
+    expect(last?.status).toBe('incomplete');
+    expect(last?.output).toMatchObject([{ status: 'incomplete' }]);
+  });
+
   it.each([
     [{ previous_response_id: 'resp_1' }, 'previous_response_id'],
     [{ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type'],

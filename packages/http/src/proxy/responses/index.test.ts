@@ -16,7 +16,7 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null): Ch
 describe('the Responses stream of chat chunks', () => {
   const shell = responseShell({ model: 'm', input: 'x' }, 'm');
 
-  it('finishes the text item before a tool call starts, and ends incomplete when the answer was cut', () => {
+  it('finishes the text item before a tool call starts, and ends incomplete when the answer was cut (its last item too)', () => {
     const stream = createResponseStream(shell);
     const events = [
       ...stream.start(),
@@ -52,9 +52,12 @@ describe('the Responses stream of chat chunks', () => {
       incomplete_details: { reason: 'max_output_tokens' },
       output: [
         { type: 'message', status: 'completed', content: [{ text: 'Let me look.' }] },
-        { type: 'function_call', call_id: 'call_1', name: 'find', arguments: '{"q":1}', status: 'completed' },
+        { type: 'function_call', call_id: 'call_1', name: 'find', arguments: '{"q":1}', status: 'incomplete' },
       ],
     });
+    // The item the model was writing when it stopped is done as incomplete; the text before it was whole.
+    const done = events.filter((event) => event.type === 'response.output_item.done');
+    expect(done.map((event) => (event.item as { status: string }).status)).toEqual(['completed', 'incomplete']);
     expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
     expect(stream.replyText()).toBe('Let me look.');
   });

@@ -105,13 +105,19 @@ export function responseFromCompletion(shell: ResponseShell, completion: ChatCom
   const message = choice?.message;
   const text = typeof message?.content === 'string' ? message.content : '';
   const calls = message?.tool_calls ?? [];
-  const output: unknown[] = [];
-  if (text !== '' || calls.length === 0) output.push(messageItem(itemId('msg'), text, 'completed'));
-  for (const call of calls) output.push(functionCallItem(itemId('fc'), call, 'completed'));
+  const end = endOf(choice?.finish_reason);
+  const output = [
+    ...(text !== '' || calls.length === 0 ? [messageItem(itemId('msg'), text, 'completed')] : []),
+    ...calls.map((call) => functionCallItem(itemId('fc'), call, 'completed')),
+  ];
+  // The last item is the one the model was writing when it stopped: in a cut answer it is incomplete too, as OpenAI
+  // marks it.
+  const last = output.at(-1);
+  if (last) last.status = end.status;
   return {
     ...shell,
     model: completion.model || shell.model,
-    ...endOf(choice?.finish_reason),
+    ...end,
     output,
     usage: responseUsage(completion.usage as (Usage & Loose) | undefined),
   };

@@ -6,6 +6,7 @@ import {
   messageItem,
   outputText,
   type ResponseShell,
+  type ResponseStatus,
   type ResponseUsage,
   responseUsage,
 } from './output.ts';
@@ -18,14 +19,14 @@ interface OpenText {
   id: string;
   index: number;
   text: string;
-  open: boolean;
+  status: ResponseStatus;
 }
 interface OpenCall {
   kind: 'call';
   id: string;
   index: number;
   call: ToolCall;
-  open: boolean;
+  status: ResponseStatus;
 }
 
 type ToolCallDelta = { index?: number; id?: string; function?: { name?: string; arguments?: string } };
@@ -47,8 +48,8 @@ export function createResponseStream(shell: ResponseShell) {
   const event = (type: string, fields: Loose): ResponseEvent => ({ type, sequence_number: sequence++, ...fields });
   const itemOf = (item: OpenText | OpenCall) =>
     item.kind === 'message'
-      ? messageItem(item.id, item.text, item.open ? 'in_progress' : 'completed')
-      : functionCallItem(item.id, item.call, item.open ? 'in_progress' : 'completed');
+      ? messageItem(item.id, item.text, item.status)
+      : functionCallItem(item.id, item.call, item.status);
   const snapshot = (status: string, extra: Loose = {}) => ({
     ...shell,
     status,
@@ -58,22 +59,22 @@ export function createResponseStream(shell: ResponseShell) {
     ...extra,
   });
 
-  function closeMessage(): ResponseEvent[] {
-    if (!message?.open) return [];
+  function closeMessage(status: ResponseStatus = 'completed'): ResponseEvent[] {
+    if (message?.status !== 'in_progress') return [];
     const { id, index, text } = message;
-    message.open = false;
+    message.status = status;
     message = undefined;
     const at = { item_id: id, output_index: index, content_index: 0 };
     return [
       event('response.output_text.done', { ...at, text, logprobs: [] }),
       event('response.content_part.done', { ...at, part: outputText(text) }),
-      event('response.output_item.done', { output_index: index, item: messageItem(id, text, 'completed') }),
+      event('response.output_item.done', { output_index: index, item: messageItem(id, text, status) }),
     ];
   }
 
-  function closeCall(open: OpenCall): ResponseEvent[] {
-    if (!open.open) return [];
-    open.open = false;
+  function closeCall(open: OpenCall, status: ResponseStatus = 'completed'): ResponseEvent[] {
+    if (open.status !== 'in_progress') return [];
+    open.status = status;
     const { id, index, call } = open;
     return [
       event('response.function_call_arguments.done', {
@@ -82,14 +83,14 @@ export function createResponseStream(shell: ResponseShell) {
         name: call.function.name,
         arguments: call.function.arguments,
       }),
-      event('response.output_item.done', { output_index: index, item: functionCallItem(id, call, 'completed') }),
+      event('response.output_item.done', { output_index: index, item: functionCallItem(id, call, status) }),
     ];
   }
 
   function text(delta: string): ResponseEvent[] {
     const events: ResponseEvent[] = [];
     if (!message) {
-      message = { kind: 'message', id: itemId('msg'), index: items.length, text: '', open: true };
+      message = { kind: 'message', id: itemId('msg'), index: items.length, text: '', status: 'in_progress' };
       items.push(message);
       events.push(
         event('response.output_item.added', {
@@ -129,7 +130,7 @@ export function createResponseStream(shell: ResponseShell) {
         type: 'function',
         function: { name: delta.function?.name ?? '', arguments: '' },
       };
-      open = { kind: 'call', id: itemId('fc'), index: items.length, call, open: true };
+      open = { kind: 'call', id: itemId('fc'), index: items.length, call, status: 'in_progress' };
       calls.set(key, open);
       items.push(open);
       events.push(
@@ -171,11 +172,15 @@ export function createResponseStream(shell: ResponseShell) {
       if (choice.finish_reason) finishReason = choice.finish_reason;
       return events;
     },
-    /** Closes every open item, then response.completed (or response.incomplete when the answer was cut). */
+    /**
+     * Closes every open item, then response.completed (or response.incomplete when the answer was cut: the last item,
+     * the one being written when the model stopped, is incomplete too, as OpenAI marks it).
+     */
     finish(): ResponseEvent[] {
-      const events = [...closeMessage()];
-      for (const open of calls.values()) events.push(...closeCall(open));
       const end = endOf(finishReason);
+      const statusOf = (item: OpenText | OpenCall) => (item === items.at(-1) ? end.status : 'completed');
+      const events = message ? closeMessage(statusOf(message)) : [];
+      for (const open of calls.values()) events.push(...closeCall(open, statusOf(open)));
       const type = end.status === 'completed' ? 'response.completed' : 'response.incomplete';
       events.push(event(type, { response: snapshot(end.status, { incomplete_details: end.incomplete_details }) }));
       return events;
