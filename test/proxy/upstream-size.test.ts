@@ -10,9 +10,11 @@ const MB = 1024 * 1024;
 const stub = await startUpstreamStub();
 const fake = createFakeContextStore();
 const proxy = await startProxy({ contextStore: fake.store });
+const operator = await startProxy({ contextStore: fake.store, env: { DEFAULT_MODEL_BASE_URL: stub.url } });
 const token = await tokenFor('flora', { scope: 'proxy' });
 afterAll(async () => {
   await proxy.close();
+  await operator.close();
   await stub.close();
 });
 
@@ -77,6 +79,27 @@ describe('upstream answers larger than the service holds', () => {
 
     client.destroy();
     await gone; // the client going away aborted the upstream call
+  });
+});
+
+describe('route B: a Responses stream from the default model', () => {
+  it('fails with an error event once its text passes 16 MB, and stops reading the upstream', async () => {
+    // The text is held whole for response.completed: an endless answer grew it to V8's string limit.
+    stub.setBehavior({ flood: { bytes: 64 * MB } });
+    const gone = stub.nextDisconnect();
+    const res = await fetch(`${operator.url}/api/v1/proxy/default/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'memgate/default', input: 'tell me everything', stream: true }),
+    });
+    const text = await res.text();
+    const last = JSON.parse(text.trimEnd().split('\n').at(-1)?.replace(/^data: /, '') ?? 'null');
+    expect(last).toMatchObject({ type: 'error', code: 'upstream_response_too_large' });
+    expect(text).not.toContain('response.completed');
+    await gone;
+    expect(stub.flood.written).toBeLessThan(64 * MB);
+    await operator.background.idle();
+    expect(fake.added).toHaveLength(0);
   });
 });
 

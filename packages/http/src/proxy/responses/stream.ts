@@ -1,4 +1,10 @@
-import type { ChatCompletionChunk, ToolCall, Usage } from '@memgate/core';
+import {
+  type ChatCompletionChunk,
+  MAX_UPSTREAM_BODY_BYTES,
+  type ToolCall,
+  type Usage,
+  upstreamResponseTooLarge,
+} from '@memgate/core';
 import {
   endOf,
   functionCallItem,
@@ -35,7 +41,9 @@ type ToolCallDelta = { index?: number; id?: string; function?: { name?: string; 
  * Route B, streamed: turns chat.completion.chunk payloads into the Responses event sequence (response.created,
  * response.in_progress, output_item.added, content_part.added, output_text.delta…, function_call_arguments.delta…,
  * the matching .done events, response.completed or response.incomplete). Each chat delta becomes one event, so
- * tool-call arguments arrive delta by delta, as the upstream sent them.
+ * tool-call arguments arrive delta by delta, as the upstream sent them. The text and arguments are also held whole
+ * for the .done events and response.completed: past MAX_UPSTREAM_BODY_BYTES (in characters) the stream fails, as an
+ * upstream streaming without end grew them to V8's string limit.
  */
 export function createResponseStream(shell: ResponseShell) {
   let sequence = 0;
@@ -44,6 +52,12 @@ export function createResponseStream(shell: ResponseShell) {
   let message: OpenText | undefined;
   let finishReason: string | null = null;
   let usage: ResponseUsage | null = null;
+  let held = 0;
+  const hold = (delta: string) => {
+    held += delta.length;
+    if (held > MAX_UPSTREAM_BODY_BYTES) throw upstreamResponseTooLarge();
+    return delta;
+  };
 
   const event = (type: string, fields: Loose): ResponseEvent => ({ type, sequence_number: sequence++, ...fields });
   const itemOf = (item: OpenText | OpenCall) =>
@@ -105,7 +119,7 @@ export function createResponseStream(shell: ResponseShell) {
         }),
       );
     }
-    message.text += delta;
+    message.text += hold(delta);
     events.push(
       event('response.output_text.delta', {
         item_id: message.id,
@@ -144,7 +158,7 @@ export function createResponseStream(shell: ResponseShell) {
     }
     const args = delta.function?.arguments;
     if (args) {
-      open.call.function.arguments += args;
+      open.call.function.arguments += hold(args);
       events.push(
         event('response.function_call_arguments.delta', { item_id: open.id, output_index: open.index, delta: args }),
       );
