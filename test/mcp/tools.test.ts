@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deeplyNested } from '../load/abuse.ts';
+import { measureLoopHold } from '../support/event-loop.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { callTool, errorText, type McpHarness, startMcpHarness } from './harness.ts';
 
@@ -303,6 +304,51 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
       expect(body.error.message).toMatch(/deeper than 64 levels/);
     }
     expect(await documentNames(await clientOf('nick'))).toEqual([]);
+  });
+
+  it('refuses an object of more than 10,000 members with a 400 JSON-RPC error, without a stall', async () => {
+    // The SDK's schemas copy every member of params, _meta and arguments: 200,000 held the event loop ~2 s.
+    const token = await tokenFor('olga', { scope: ALL });
+    const many = Object.fromEntries(Array.from({ length: 60_000 }, (_, n) => [`k${n}`, 1]));
+    const post = (params: Record<string, unknown>) =>
+      send(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params }));
+    const send = (body: string) =>
+      fetch(`${h.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+    const search = { name: 'search_memory', arguments: { query: 'note' } };
+    const cases = [
+      ['params', { ...search, ...many }],
+      ['params._meta', { ...search, _meta: many }],
+      ['params.arguments', { name: 'search_memory', arguments: { query: 'note', ...many } }],
+      ['params.arguments.metadata', { name: 'add_memory', arguments: { content: 'a note', metadata: many } }],
+    ] as const;
+    for (const [at, params] of cases) {
+      // Written before the measure: it is the client's work, in this process too.
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params });
+      const { result, hold } = await measureLoopHold(async () => {
+        const response = await send(body);
+        return { status: response.status, body: await response.json() };
+      });
+      expect(result.status, at).toBe(400);
+      expect(result.body).toEqual({
+        jsonrpc: '2.0',
+        id: 8,
+        error: { code: -32600, message: `Invalid Request: ${at} holds more than 10000 members` },
+      });
+      expect(hold.cpuMs, `${at}: held the loop for ${hold.cpuMs} ms of CPU`).toBeLessThan(100);
+    }
+    // Metadata as large as the store takes (64 KB as JSON) holds fewer members: still added.
+    const metadata = Object.fromEntries(Array.from({ length: 5_000 }, (_, n) => [`k${n}`, 1]));
+    const added = await post({ name: 'add_memory', arguments: { content: 'a note', fileName: 'wide', metadata } });
+    expect((await added.json()).result.structuredContent).toMatchObject({ contextId: expect.any(String) });
+    expect(await documentNames(await clientOf('olga'))).toEqual(['wide']);
   });
 
   it('is stateless: GET and DELETE answer 405', async () => {

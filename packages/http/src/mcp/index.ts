@@ -81,16 +81,53 @@ async function parseMessage(text: string): Promise<{ message?: unknown; refusal?
   } catch {
     return { refusal: { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null } };
   }
-  if (field === undefined) return { message };
+  const crowded = field === undefined ? crowdedObjectOf(message) : undefined;
+  if (field === undefined && crowded === undefined) return { message };
   const id = (message as { id?: unknown }).id;
   return {
     refusal: {
       jsonrpc: '2.0',
       error: {
         code: -32600,
-        message: `Invalid Request: ${field} nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels`,
+        message:
+          field !== undefined
+            ? `Invalid Request: ${field} nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels`
+            : `Invalid Request: ${crowded} holds more than ${MAX_OBJECT_MEMBERS} members`,
       },
       id: typeof id === 'string' || typeof id === 'number' ? id : null,
     },
   };
+}
+
+/**
+ * The members an object of a message may hold. The SDK's message schemas copy every member of `params`, `_meta` and
+ * `arguments`, and the tools' schemas those of `metadata`: 200,000 members held the event loop ~2 s. No tool takes
+ * that many; a metadata object the store accepts (64 KB as JSON) cannot hold this many distinct keys.
+ */
+const MAX_OBJECT_MEMBERS = 10_000;
+
+const isNode = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
+/** Where in `message` (e.g. `params.arguments`) an object holds more than MAX_OBJECT_MEMBERS, or undefined. */
+function crowdedObjectOf(message: unknown): string | undefined {
+  // Nesting is at most MAX_JSON_DEPTH levels here; each array and object is visited once, other values not at all.
+  const pending: [object, string][] = isNode(message) ? [[message, '']] : [];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, at] = next;
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => {
+        if (isNode(item)) pending.push([item, `${at}[${index}]`]);
+      });
+      continue;
+    }
+    // Counted as they are visited, not listed first: listing 200,000 members took ~130 ms.
+    let members = 0;
+    for (const key in value) {
+      members += 1;
+      if (members > MAX_OBJECT_MEMBERS) return at === '' ? 'the message' : at.slice(0, 200);
+      const item = (value as Record<string, unknown>)[key];
+      if (isNode(item)) pending.push([item, at === '' ? key : `${at}.${key}`]);
+    }
+  }
+  return undefined;
 }
