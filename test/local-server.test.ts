@@ -121,6 +121,51 @@ describe('npm start (the local server as a child process)', () => {
     expect(results[0]?.contextData).toContain('Falcon rocket');
   });
 
+  it('lets a browser app on another origin call it, as the deployment does (CORS)', async () => {
+    const origin = { origin: 'http://localhost:3000' };
+    const preflight = (path: string, headers: string) =>
+      fetch(`${url}${path}`, {
+        method: 'OPTIONS',
+        headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
+      });
+    for (const [path, headers] of [
+      ['/api/v1/chat/generate/stream', 'authorization,content-type'],
+      ['/api/v1/proxy/default/chat/completions', 'authorization,content-type,x-memgate-store'],
+      ['/api/v1/context/search', 'authorization,content-type'],
+      ['/mcp', 'authorization,content-type,accept,mcp-protocol-version'],
+    ] as const) {
+      const answer = await preflight(path, headers);
+      expect(answer.status, path).toBe(204);
+      expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+      expect(answer.headers.get('access-control-allow-methods')).toContain('POST');
+      for (const header of headers.split(','))
+        expect(answer.headers.get('access-control-allow-headers')).toContain(header);
+    }
+    // The answers themselves, the proxy's stream (written to the socket as it comes) with its report headers.
+    const headers = {
+      ...origin,
+      authorization: `Bearer ${tokenCli('--user', 'carol')}`,
+      'content-type': 'application/json',
+    };
+    const chat = await fetch(`${url}/api/v1/chat/generate/stream`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ chat_history: [{ role: 'user', content: 'hello' }] }),
+    });
+    expect(chat.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await chat.text()).toContain('data: [DONE]');
+    const proxied = await fetch(`${url}/api/v1/proxy/default/chat/completions`, {
+      method: 'POST',
+      headers: { ...headers, 'x-memgate-store': 'off' },
+      body: JSON.stringify({ model: 'memgate/default', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    expect(proxied.headers.get('access-control-allow-origin')).toBe('*');
+    expect(proxied.headers.get('access-control-expose-headers')).toContain('x-memgate-history-kept');
+    expect(await proxied.text()).toContain('data: [DONE]');
+    // A request without an Origin (a server-side client) gets no CORS headers.
+    expect((await fetch(`${url}/health`)).headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('refuses `npm run cleanup` on the DATA_DIR it is serving, in one clear line, and keeps serving', () => {
     const { DYNAMODB_ENDPOINT: _ignored, ...env } = process.env;
     let failure: { status?: number; stderr?: string } = {};

@@ -12,6 +12,7 @@ import {
   type Logger,
 } from '@memgate/http';
 import { createMcpApp } from '@memgate/http/mcp/index';
+import { withCors } from './cors.ts';
 import { startUnderLock } from './data-dir-lock.ts';
 import { createLocalDocs } from './docs.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
@@ -108,7 +109,7 @@ export async function startLocalServer(
     app.route('/', createMcpApp({ verifier, logger, store: services.context.store }));
     // Before the first request, not inside it: the proxy's and the chat's token counts need the encoder.
     loadTokenizer();
-    const server = await listen(app.fetch, config.PORT);
+    const server = await listen(withCors(app.fetch), config.PORT);
     // Idle keep-alive connections are closed after 65 s rather than Node's 5 s: a client that reuses a connection at
     // the moment the server drops it sees "other side closed", and clients (undici, the OpenAI SDK) keep theirs a
     // few seconds, so a short server timeout makes that race likely on a busy machine.
