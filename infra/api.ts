@@ -1,3 +1,4 @@
+import { CORS_RULES } from '../packages/http/src/cors/index.ts';
 import { lambda } from './functions.ts';
 
 // Search, add and view embed text; delete talks to Pinecone too. None needs the default model's key.
@@ -15,8 +16,8 @@ export const contextRoutes = {
 export const api = new sst.aws.ApiGatewayV2('Api', {
   cors: {
     allowOrigins: ['*'],
-    allowMethods: ['GET', 'POST'],
-    allowHeaders: ['authorization', 'content-type'],
+    allowMethods: CORS_RULES.context.allowMethods,
+    allowHeaders: CORS_RULES.context.allowHeaders,
   },
 });
 

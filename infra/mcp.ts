@@ -1,3 +1,4 @@
+import { CORS_RULES } from '../packages/http/src/cors/index.ts';
 import { lambda } from './functions.ts';
 
 /**
@@ -11,13 +12,7 @@ export const mcp = lambda('Mcp', {
   timeout: '60 seconds',
   url: {
     authorization: 'none',
-    cors: {
-      allowOrigins: ['*'],
-      allowMethods: ['GET', 'POST', 'DELETE'],
-      allowHeaders: ['authorization', 'content-type', 'accept', 'mcp-protocol-version'],
-      exposeHeaders: ['www-authenticate'],
-      maxAge: '60 minutes',
-    },
+    cors: { allowOrigins: ['*'], ...CORS_RULES.mcp, maxAge: '60 minutes' },
   },
   // The context functions' secrets: it runs the same context store (embedder, Pinecone, token verification).
   secrets: ['pineconeApiKey', 'embeddingsApiKey', 'authJwtSecret'],

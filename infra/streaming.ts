@@ -1,17 +1,11 @@
+import { CORS_RULES } from '../packages/http/src/cors/index.ts';
 import { lambda } from './functions.ts';
 
 // API Gateway HTTP APIs buffer whole responses, so the SSE endpoints run behind function URLs in RESPONSE_STREAM
 // mode (`streaming: true`). CORS is set on the URL, not in the app, so headers are never sent twice.
 const cors = {
   allowOrigins: ['*'],
-  allowMethods: ['GET', 'POST'],
-  allowHeaders: ['authorization', 'content-type', 'x-memgate-filter', 'x-memgate-context', 'x-memgate-store'],
-  exposeHeaders: [
-    'x-memgate-history-kept',
-    'x-memgate-history-dropped',
-    'x-memgate-context-injected',
-    'x-memgate-tokens-saved',
-  ],
+  ...CORS_RULES.streaming,
   maxAge: '60 minutes',
 } satisfies Exclude<SstFunctionArgs['url'], boolean | undefined>['cors'];
 

@@ -131,6 +131,8 @@ describe('npm start (the local server as a child process)', () => {
     for (const [path, headers] of [
       ['/api/v1/chat/generate/stream', 'authorization,content-type'],
       ['/api/v1/proxy/default/chat/completions', 'authorization,content-type,x-memgate-store'],
+      // What the openai SDK sends from a browser (dangerouslyAllowBrowser) with every call.
+      ['/api/v1/proxy/default/responses', 'authorization,content-type,x-stainless-os,x-stainless-retry-count'],
       ['/api/v1/context/search', 'authorization,content-type'],
       ['/mcp', 'authorization,content-type,accept,mcp-protocol-version'],
     ] as const) {

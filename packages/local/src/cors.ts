@@ -1,40 +1,30 @@
 import type { serve } from '@hono/node-server';
+import { CORS_RULES, type CorsRule } from '@memgate/http/cors/index';
 
 type Fetch = Parameters<typeof serve>[0]['fetch'];
 
-interface CorsRule {
-  methods: string;
-  headers: string;
-  expose?: string;
-}
+/** A rule as the response headers that say it. */
+const headersOf = (rule: CorsRule) => ({
+  methods: rule.allowMethods.join(', '),
+  headers: rule.allowHeaders.join(', '),
+  expose: rule.exposeHeaders.join(', '),
+});
+const MCP = headersOf(CORS_RULES.mcp);
+const STREAMING = headersOf(CORS_RULES.streaming);
+const CONTEXT = headersOf(CORS_RULES.context);
 
-/**
- * What a browser on another origin may send and read, per area, as the deployment's CORS settings say (infra/api.ts,
- * infra/streaming.ts, infra/mcp.ts): API Gateway and the function URLs answer it there, the local server here.
- */
-const MCP: CorsRule = {
-  methods: 'GET, POST, DELETE',
-  headers: 'authorization, content-type, accept, mcp-protocol-version',
-  expose: 'www-authenticate',
-};
-const STREAMING: CorsRule = {
-  methods: 'GET, POST',
-  headers: 'authorization, content-type, x-memgate-filter, x-memgate-context, x-memgate-store',
-  expose: 'x-memgate-history-kept, x-memgate-history-dropped, x-memgate-context-injected, x-memgate-tokens-saved',
-};
-const API: CorsRule = { methods: 'GET, POST', headers: 'authorization, content-type' };
-
-function ruleOf(path: string): CorsRule {
+function ruleOf(path: string) {
   if (path === '/mcp') return MCP;
   if (path.startsWith('/api/v1/proxy/') || path.startsWith('/api/v1/chat/')) return STREAMING;
-  return API;
+  return CONTEXT;
 }
 
 /**
- * The local server's CORS, so a browser app on another origin (a dev server on localhost:3000, say) can call it as
- * it can call the deployment: a preflight (OPTIONS with Access-Control-Request-Method) is answered 204, and a request
- * with an Origin may be read by it. The allowance is set on the Node response, so the proxy's streams, written to
- * it directly, carry it too. A request without Origin (every client but a browser's cross-origin call) is untouched.
+ * The local server's CORS, the deployment's rules (CORS_RULES), so a browser app on another origin (a dev server on
+ * localhost:3000, say) can call it as it can call AWS: a preflight (OPTIONS with Access-Control-Request-Method) is
+ * answered 204, and a request with an Origin may be read by it. The allowance is set on the Node response, so the
+ * proxy's streams, written to it directly, carry it too. A request without Origin (every client but a browser's
+ * cross-origin call) is untouched.
  */
 export function withCors(fetch: Fetch): Fetch {
   return function fetchWithCors(request, env) {
@@ -48,7 +38,7 @@ export function withCors(fetch: Fetch): Fetch {
       outgoing.setHeader('access-control-max-age', '3600');
       return new Response(null, { status: 204 });
     }
-    if (rule.expose) outgoing.setHeader('access-control-expose-headers', rule.expose);
+    if (rule.expose !== '') outgoing.setHeader('access-control-expose-headers', rule.expose);
     return fetch(request, env);
   };
 }
