@@ -113,7 +113,9 @@ export function inputToMessages(input: ResponsesRequest['input'], strict: boolea
     }
   });
   const last = messages.at(-1);
-  if (pending.length > 0 && last) itemsOf.get(last)?.push(...pending);
+  // One by one: spread as arguments, 400,000 trailing items overflowed the stack (a 500).
+  const items = last && itemsOf.get(last);
+  if (items) for (const item of pending) items.push(item);
   if (messages.length === 0) throw badInput('input holds no message', 'input');
   return { messages, itemsOf };
 }
