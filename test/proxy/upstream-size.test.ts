@@ -93,7 +93,8 @@ describe('route B: a Responses stream from the default model', () => {
       body: JSON.stringify({ model: 'memgate/default', input: 'tell me everything', stream: true }),
     });
     const text = await res.text();
-    const last = JSON.parse(text.trimEnd().split('\n').at(-1)?.replace(/^data: /, '') ?? 'null');
+    const lastLine = text.trimEnd().split('\n').at(-1) ?? '';
+    const last = JSON.parse(lastLine.replace(/^data: /, ''));
     expect(last).toMatchObject({ type: 'error', code: 'upstream_response_too_large' });
     expect(text).not.toContain('response.completed');
     await gone;
