@@ -1,3 +1,5 @@
+import { cutWhole } from './cut.ts';
+
 /** The configured personas by name; any other persona text is used as the system prompt itself. */
 export const PERSONAS: Readonly<Record<string, string>> = {
   default:
@@ -22,7 +24,7 @@ export function personaPrompt(
 export function titleOf(question: string): string {
   const line = question.trim().split('\n')[0]?.trim() ?? '';
   if (line.length <= 80) return line === '' ? 'New chat' : line;
-  const cut = line.slice(0, 80);
+  const cut = cutWhole(line, 80);
   const space = cut.lastIndexOf(' ');
   return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }

@@ -58,6 +58,19 @@ describe('chat service', () => {
     });
   });
 
+  it('cuts a long question for its title and search step between characters, never inside an emoji', async () => {
+    const { service } = setup();
+    const question = `x${'😀'.repeat(50)}`;
+    const turn = await service.open(alice, ask(question));
+    const events = await collect(turn.events(new AbortController().signal));
+    const metadata = events.find((event) => event.type === 'metadata');
+    if (metadata?.type !== 'metadata') throw new Error('no metadata');
+    // 'x' and 39 emoji (79 UTF-16 units; the 80th would be half of the 40th), then the ellipsis.
+    expect(metadata.content.title).toBe(`x${'😀'.repeat(39)}…`);
+    expect(events[0]?.content).toBe(`Searching your internal context for "x${'😀'.repeat(29)}…"`);
+    for (const event of events) expect(JSON.stringify(event)).not.toMatch(/\\ud83d/);
+  });
+
   it('says so when no stored context matched', async () => {
     const { service } = setup([]);
     const events = await collect((await service.open(alice, ask('Anything?'))).events(new AbortController().signal));

@@ -4,6 +4,7 @@ import type { SearchHit } from '../context/service.ts';
 import { formatContextMessage } from '../extractive/context-message.ts';
 import type { ChatMessage } from '../model/index.ts';
 import { composeAnswer } from './compose.ts';
+import { cutWhole } from './cut.ts';
 import type { ChatEvent, ChatSource } from './events.ts';
 import { personaPrompt } from './personas.ts';
 import type { ChatSession, StoredMessage } from './ports.ts';
@@ -13,7 +14,7 @@ const MAX_QUERY_CHARS = 10_000;
 
 const quote = (text: string) => {
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 60 ? `${line.slice(0, 60)}…` : line;
+  return line.length > 60 ? `${cutWhole(line, 60)}…` : line;
 };
 
 function foundMessage(hits: SearchHit[]): string {
