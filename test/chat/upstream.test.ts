@@ -152,4 +152,21 @@ describe('chat on an upstream default model', () => {
     expect(answer.startsWith(replayed)).toBe(true);
     expect(replay.at(-1)).toEqual(events.at(-1));
   });
+
+  it('delivers a tool call whose arguments are too long for its replay record whole, and replays them cut', async () => {
+    // The replay item is one DynamoDB item (400 KB): 500 KB of arguments failed the answer after the model gave it.
+    const text = 'z'.repeat(500_000);
+    const args = JSON.stringify({ text });
+    stub.setBehavior({ toolCall: { id: 'call_save', name: 'open_cupboard', arguments: [args] } });
+    const events = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question], tools })));
+    expect(events.map((event) => event.type).slice(-2)).toEqual(['final_response', 'metadata']);
+    const callsOf = (event: unknown) =>
+      (event as { json: { tool_calls: { id: string; function: { arguments: string } }[] } }).json.tool_calls;
+    expect(callsOf(events.at(-2))[0]?.function.arguments).toBe(args);
+    const replay = jsonEvents(await readSse(await chat.replay('erin', metadataOf(events).replaySessionID)));
+    const replayed = callsOf(replay.at(-2))[0];
+    expect(replayed?.id).toBe('call_save');
+    expect(replayed?.function.arguments.length).toBeGreaterThan(100_000);
+    expect(args.startsWith(replayed?.function.arguments ?? '-')).toBe(true);
+  });
 });

@@ -73,18 +73,27 @@ export function sessionFromItem(item: Record<string, unknown>): ChatSession {
 
 /**
  * The events as the replay item holds them: as recorded, or, when they would outgrow the item size limit (an answer
- * of hundreds of kilobytes), with the answer's text cut to fit, as a session cuts a lone oversized message. The live
- * stream had the whole answer; a replay that could not be stored would have failed that answer instead.
+ * of hundreds of kilobytes), with the answer's text and its tool calls' arguments cut to fit, as a session cuts a
+ * lone oversized message. The live stream had the whole answer; a replay that could not be stored would have failed
+ * that answer instead (as a tool call of 500 KB of arguments did).
  */
 export function fitReplayEvents(events: readonly ChatEvent[]): string {
   let text = JSON.stringify(events);
   const at = events.findIndex((event) => event.type === 'final_response');
   const final = events[at];
   if (Buffer.byteLength(text) <= MAX_MESSAGES_BYTES || final?.type !== 'final_response') return text;
-  let content = final.content;
-  while (content !== '' && Buffer.byteLength(text) > MAX_MESSAGES_BYTES) {
-    content = content.slice(0, Math.floor((content.length * MAX_MESSAGES_BYTES) / Buffer.byteLength(text) / 1.1));
-    text = JSON.stringify(events.with(at, { ...final, content }));
+  let { content } = final;
+  let calls = final.json.tool_calls;
+  const cut = (value: string, share: number) => value.slice(0, Math.floor(value.length * share));
+  const cuttable = () => content !== '' || calls.some((call) => call.function.arguments !== '');
+  while (cuttable() && Buffer.byteLength(text) > MAX_MESSAGES_BYTES) {
+    const share = MAX_MESSAGES_BYTES / Buffer.byteLength(text) / 1.1;
+    content = cut(content, share);
+    calls = calls.map((call) => ({
+      ...call,
+      function: { ...call.function, arguments: cut(call.function.arguments, share) },
+    }));
+    text = JSON.stringify(events.with(at, { ...final, content, json: { ...final.json, tool_calls: calls } }));
   }
   return text;
 }
