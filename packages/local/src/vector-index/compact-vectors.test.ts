@@ -1,5 +1,6 @@
 import { createLexicalEmbedder } from '@memgate/adapters';
 import { chunkTerms, queryTermFrequencies, type VectorItem, type VectorMetadata } from '@memgate/core';
+import { createTimeSlice } from '@memgate/core/history/time-slice';
 import { describe, expect, it } from 'vitest';
 import { metadataFor } from '../../../../test/conformance/vector-index.ts';
 import { searchNamespace } from './hybrid.ts';
@@ -52,7 +53,7 @@ describe('compact vectors (namespaces without a graph)', () => {
       ),
     );
     writeSnapshot(dir, 1, compact); // from now on the compact store reads these vectors from the file
-    const restarted = readSnapshot(dir, 1, DIMENSION, false);
+    const restarted = await readSnapshot(dir, 1, DIMENSION, false, createTimeSlice());
     // Written since the snapshot: replacements of snapshotted ids, new ids, deletes (slots then reused).
     const since = await itemsOf(
       Array.from({ length: 400 }, () => text(10 + Math.floor(random() * 40))),
@@ -91,7 +92,7 @@ describe('compact vectors (namespaces without a graph)', () => {
     expect(compared).toBeGreaterThan(500);
     // A second snapshot merges the file and the vectors written since: a restart from it still searches alike.
     writeSnapshot(dir, 2, compact);
-    const again = readSnapshot(dir, 2, DIMENSION, false);
+    const again = await readSnapshot(dir, 2, DIMENSION, false, createTimeSlice());
     const [vector] = (await embedder.embed(['word1q word2q word3q'], 'query')) as [Float32Array];
     expect(searchDense(again, { vector, topK: 30 })).toEqual(searchDense(float, { vector, topK: 30 }));
     expect(searchDense(compact, { vector, topK: 30 })).toEqual(searchDense(float, { vector, topK: 30 }));
@@ -108,7 +109,7 @@ describe('compact vectors (namespaces without a graph)', () => {
       float.upsert(await itemsOf(texts, `c${first}`, random));
     }
     writeSnapshot(dir, 1, float);
-    const loaded = readSnapshot(dir, 1, DIMENSION, false);
+    const loaded = await readSnapshot(dir, 1, DIMENSION, false, createTimeSlice());
     expect(loaded.size).toBe(count);
     // Every typed array the vectors hold (process.memoryUsage() lags: array buffers are freed in the background).
     const bytesOf = (vectors: object) =>

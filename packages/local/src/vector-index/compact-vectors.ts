@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { readIntoAt, writeAll } from './durable-files.ts';
+import type { TimeSlice } from '@memgate/core/history/time-slice';
+import { readIntoAt, readIntoAtAsync, writeAll } from './durable-files.ts';
 import { grown, grownCapacity, inverseNormOf, type SlotVectors } from './vectors.ts';
 
 /** Slots read or written per block when a snapshot's vectors file is streamed (1 MiB at 512 dimensions). */
@@ -80,16 +81,19 @@ export class CompactVectors implements SlotVectors {
     return scratch;
   }
 
-  load(path: string, slotCount: number): void {
+  async load(path: string, slotCount: number, slice: TimeSlice): Promise<void> {
     this.reserve(slotCount);
     const fd = openSync(path, 'r');
+    this.replaceFile(fd); // first: closing the store closes it, also when loading stops half way
     const block = new Float32Array(BLOCK_SLOTS * this.dimension);
     for (let first = 0; first < slotCount; first += BLOCK_SLOTS) {
       const count = Math.min(BLOCK_SLOTS, slotCount - first);
-      readIntoAt(fd, bytesOf(block.subarray(0, count * this.dimension)), first * this.dimension * 4);
-      for (let i = 0; i < count; i++) this.encode(first + i, block, i * this.dimension);
+      await readIntoAtAsync(fd, bytesOf(block.subarray(0, count * this.dimension)), first * this.dimension * 4);
+      for (let i = 0; i < count; i++) {
+        this.encode(first + i, block, i * this.dimension);
+        if (i % 64 === 63 && slice.due()) await slice.giveWay();
+      }
     }
-    this.replaceFile(fd);
   }
 
   save(path: string, slotCount: number): void {

@@ -5,25 +5,11 @@ import type { Confirmation, Page, TenantKey, VectorIndex, VectorItem } from '@me
 import { collectGarbage } from './collect-garbage.ts';
 import { BackgroundGraphing } from './graphing.ts';
 import { searchNamespace } from './hybrid.ts';
-import {
-  encodeEntry,
-  type JournalEntry,
-  type JournalWriter,
-  openJournal,
-  RecordBuffer,
-  readJournal,
-} from './journal.ts';
-import { ShownTexts } from './shown.ts';
-import {
-  journalPath,
-  type Manifest,
-  readManifest,
-  readSnapshot,
-  removeOtherGenerations,
-  writeManifest,
-  writeSnapshot,
-} from './snapshot.ts';
-import type { NamespaceStore } from './store.ts';
+import { encodeEntry, type JournalEntry, openJournal, RecordBuffer } from './journal.ts';
+import { applyEntry, loadNamespace, type OpenNamespace } from './load-namespace.ts';
+import { journalPath, readManifest, removeOtherGenerations, writeManifest, writeSnapshot } from './snapshot.ts';
+
+const CLOSED = 'local vector index is closed';
 
 export interface LocalVectorIndex extends VectorIndex {
   confirm(namespace: TenantKey, confirmations: readonly Confirmation[]): Promise<void>;
@@ -77,17 +63,6 @@ export function denseGraphFor(embeddings: 'local' | 'openai' | 'pinecone'): bool
   return embeddings !== 'local';
 }
 
-interface OpenNamespace {
-  dir: string;
-  manifest: Manifest;
-  store: NamespaceStore;
-  journal: JournalWriter;
-  /** Texts and confirmations, in their own file (shown.ts). */
-  shown: ShownTexts;
-  /** Date.now() of its last use. */
-  usedAt: number;
-}
-
 /**
  * Embedded persistent vector index under `dir` (usearch HNSW, cosine), one directory per namespace, loaded on first
  * use. Durability: every batch is appended to a journal before it is applied (write-ahead), so an acknowledged
@@ -108,23 +83,45 @@ export async function createLocalVectorIndex({
 }: LocalVectorIndexOptions): Promise<LocalVectorIndex> {
   mkdirSync(dir, { recursive: true });
   const namespaces = new Map<TenantKey, OpenNamespace>();
+  /** Loads under way (withNamespace), each settled once its namespace is in `namespaces` or has failed to load. */
+  const loading = new Map<TenantKey, Promise<void>>();
   const graphing = new BackgroundGraphing({ maxUngraphed, background: graphInBackground });
   // Every commit encodes its journal record here: the record is written before the next one is encoded.
   const records = new RecordBuffer();
   let closed = false;
+  let closing: Promise<void> | undefined;
   const unloader = unloadIdleAfterMs > 0 ? startUnloader() : undefined;
 
   const directoryOf = (namespace: TenantKey) =>
     join(dir, createHash('sha256').update(namespace).digest('hex').slice(0, 32));
 
-  /** The namespace's state, loading it on first use; `undefined` when it has never held a vector. */
-  function open(namespace: TenantKey, createWithDimension?: number): OpenNamespace | undefined {
-    if (closed) throw new Error('local vector index is closed');
+  /**
+   * Runs `use` with the namespace's state (`undefined` when it has never held a vector and `createWithDimension` is
+   * not given): at once when it is in memory, else once it is loaded (loadNamespace: without holding the event loop).
+   * Concurrent first uses share one load; a load that fails fails the uses waiting for it and is tried again by the
+   * next one. `use` runs in the same turn as the check, so nothing (an unload, a close) comes between; a use that
+   * waited for a load is served even if `close` was called meanwhile (close waits for it).
+   */
+  function withNamespace<T>(
+    namespace: TenantKey,
+    createWithDimension: number | undefined,
+    use: (state: OpenNamespace | undefined) => T,
+    admitted = false,
+  ): T | Promise<T> {
+    if (closed && !admitted) throw new Error(CLOSED);
     const cached = namespaces.get(namespace);
     if (cached) {
       cached.usedAt = Date.now();
-      return cached;
+      return use(cached);
     }
+    const load = loading.get(namespace) ?? startLoading(namespace, createWithDimension);
+    if (!load) return use(undefined);
+    return load.then(() => withNamespace(namespace, createWithDimension, use, true));
+  }
+
+  /** Starts loading the namespace (creating it first when asked); undefined when there is none to load. */
+  function startLoading(namespace: TenantKey, createWithDimension: number | undefined): Promise<void> | undefined {
+    if (closed) throw new Error(CLOSED);
     const nsDir = directoryOf(namespace);
     let manifest = readManifest(nsDir);
     if (!manifest) {
@@ -133,21 +130,22 @@ export async function createLocalVectorIndex({
       manifest = { namespace, dimension: createWithDimension, generation: 0 };
       writeManifest(nsDir, manifest);
     }
-    removeOtherGenerations(nsDir, manifest.generation);
-    const store = readSnapshot(nsDir, manifest.generation, manifest.dimension, denseGraph);
-    for (const entry of readJournal(journalPath(nsDir, manifest.generation), manifest.dimension)) apply(store, entry);
-    // A journal (or a snapshot taken while vectors waited) can leave many outside the graph: all but the bound
-    // are inserted now, as before deferral, so the first searches do not scan thousands of vectors.
-    const excess = store.ungraphedCount - maxUngraphed;
-    if (excess > 0) store.insertIntoGraph(excess);
-    void graphing.afterWrite(store);
-    const journal = openJournal(journalPath(nsDir, manifest.generation));
-    const shown = new ShownTexts(nsDir, undefined, (id) => store.heldId(id));
-    const state = { dir: nsDir, manifest, store, journal, shown, usedAt: Date.now() };
-    namespaces.set(namespace, state);
-    // What reading it left behind goes once this request's synchronous part is done (as after an unload).
-    if (store.size >= collectAfterLoading) setImmediate(collectGarbage).unref();
-    return state;
+    const load = loadNamespace(nsDir, manifest, { denseGraph, maxUngraphed })
+      .then((state) => {
+        namespaces.set(namespace, state); // after a close too: the close waits for it, then releases it
+        void graphing.afterWrite(state.store);
+        // What reading it left behind goes once the requests waiting for it have run (as after an unload).
+        if (state.store.size >= collectAfterLoading) setImmediate(collectGarbage).unref();
+      })
+      .finally(() => loading.delete(namespace));
+    loading.set(namespace, load);
+    return load;
+  }
+
+  function release(state: OpenNamespace): void {
+    state.journal.close();
+    state.shown.close();
+    state.store.close();
   }
 
   /**
@@ -165,9 +163,7 @@ export async function createLocalVectorIndex({
     let unloaded = 0;
     for (const [namespace, state] of namespaces) {
       if (now - state.usedAt < unloadIdleAfterMs) continue;
-      state.journal.close();
-      state.shown.close();
-      state.store.close();
+      release(state);
       graphing.forget(state.store); // what may still wait for the graph is in the journal, staged again on reload
       namespaces.delete(namespace);
       unloaded++;
@@ -177,15 +173,10 @@ export async function createLocalVectorIndex({
     if (unloaded > 0) setImmediate(collectGarbage).unref();
   }
 
-  function apply(store: NamespaceStore, entry: JournalEntry): void {
-    if (entry.op === 'upsert') store.upsert(entry.items);
-    else store.delete(entry.ids);
-  }
-
   /** Write-ahead: journal first, then memory. */
   function commit(state: OpenNamespace, entry: JournalEntry): void {
     state.journal.append(encodeEntry(entry, state.manifest.dimension, records));
-    apply(state.store, entry);
+    applyEntry(state.store, entry);
     const vectorBytes = state.store.size * state.manifest.dimension * 4;
     if (state.journal.bytes >= Math.max(snapshotAfterBytes, vectorBytes / 2)) snapshot(state);
   }
@@ -212,50 +203,57 @@ export async function createLocalVectorIndex({
     async upsert(namespace, items) {
       const first = items[0];
       if (!first) return;
-      const state = open(namespace, first.values.length) as OpenNamespace;
-      checkDimensions(items, state.manifest.dimension);
-      state.shown.put(items); // first: a confirmation of what this replaces must not outlive it
-      commit(state, { op: 'upsert', items: [...items] });
+      const store = await withNamespace(namespace, first.values.length, (opened) => {
+        const state = opened as OpenNamespace;
+        checkDimensions(items, state.manifest.dimension);
+        state.shown.put(items); // first: a confirmation of what this replaces must not outlive it
+        commit(state, { op: 'upsert', items: [...items] });
+        return state.store;
+      });
       // Applied and searchable; the wait only keeps writes from outrunning the graph.
-      await graphing.afterWrite(state.store);
+      await graphing.afterWrite(store);
     },
 
     async query(namespace, query) {
-      const state = open(namespace);
-      if (!state) return [];
-      const matches = searchNamespace(state.store, query);
-      for (const match of matches) {
-        const confirmed = state.shown.confirmedOf(match.id);
-        if (confirmed) match.confirmed = confirmed;
-      }
-      return matches;
+      return withNamespace(namespace, undefined, (state) => {
+        if (!state) return [];
+        const matches = searchNamespace(state.store, query);
+        for (const match of matches) {
+          const confirmed = state.shown.confirmedOf(match.id);
+          if (confirmed) match.confirmed = confirmed;
+        }
+        return matches;
+      });
     },
 
     async confirm(namespace, confirmations) {
-      open(namespace)?.shown.confirm(confirmations);
+      await withNamespace(namespace, undefined, (state) => state?.shown.confirm(confirmations));
     },
 
     async delete(namespace, ids) {
-      const state = open(namespace);
-      state?.shown.remove(ids);
-      const known = state ? ids.filter((id) => state.store.idToSlot.has(id)) : [];
-      if (state && known.length > 0) commit(state, { op: 'delete', ids: known });
+      await withNamespace(namespace, undefined, (state) => {
+        if (!state) return;
+        state.shown.remove(ids);
+        const known = ids.filter((id) => state.store.idToSlot.has(id));
+        if (known.length > 0) commit(state, { op: 'delete', ids: known });
+      });
     },
 
     async listIds(namespace, { cursor, limit }): Promise<Page<string>> {
-      const state = open(namespace);
-      if (!state) return { items: [], nextCursor: null };
-      const start = cursor === undefined ? 0 : Number(cursor);
-      if (!Number.isInteger(start) || start < 0) throw new Error('listIds: invalid cursor');
-      const { slots } = state.store;
-      const items: string[] = [];
-      let slot = start;
-      for (; slot < slots.length && items.length < limit; slot++) {
-        const record = slots[slot];
-        if (record) items.push(record.id);
-      }
-      while (slot < slots.length && slots[slot] === undefined) slot++;
-      return { items, nextCursor: slot < slots.length ? String(slot) : null };
+      return withNamespace(namespace, undefined, (state) => {
+        if (!state) return { items: [], nextCursor: null };
+        const start = cursor === undefined ? 0 : Number(cursor);
+        if (!Number.isInteger(start) || start < 0) throw new Error('listIds: invalid cursor');
+        const { slots } = state.store;
+        const items: string[] = [];
+        let slot = start;
+        for (; slot < slots.length && items.length < limit; slot++) {
+          const record = slots[slot];
+          if (record) items.push(record.id);
+        }
+        while (slot < slots.length && slots[slot] === undefined) slot++;
+        return { items, nextCursor: slot < slots.length ? String(slot) : null };
+      });
     },
 
     loadedNamespaces() {
@@ -263,7 +261,7 @@ export async function createLocalVectorIndex({
     },
 
     async listNamespaces() {
-      if (closed) throw new Error('local vector index is closed');
+      if (closed) throw new Error(CLOSED);
       const found = new Set<TenantKey>(namespaces.keys());
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         if (!entry.isDirectory()) continue;
@@ -277,19 +275,24 @@ export async function createLocalVectorIndex({
       return graphing.idle();
     },
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      clearInterval(unloader);
-      // Vectors still outside the graph are in the snapshot's records and vectors; loading stages them again.
-      graphing.stop();
-      for (const state of namespaces.values()) {
-        if (state.journal.bytes > 0) snapshot(state);
-        state.journal.close();
-        state.shown.close();
-        state.store.close();
-      }
-      namespaces.clear();
+    close() {
+      closing ??= closeAll();
+      return closing;
     },
   };
+
+  async function closeAll(): Promise<void> {
+    closed = true;
+    clearInterval(unloader);
+    // Vectors still outside the graph are in the snapshot's records and vectors; loading stages them again.
+    graphing.stop();
+    // Loads under way finish, and the requests waiting for them are served (they came before the close): their
+    // reactions run before this one's. No load starts after this.
+    await Promise.allSettled(loading.values());
+    for (const state of namespaces.values()) {
+      if (state.journal.bytes > 0) snapshot(state);
+      release(state);
+    }
+    namespaces.clear();
+  }
 }

@@ -7,6 +7,13 @@ import { metadataFor } from '../../../../test/conformance/vector-index.ts';
 import { collectGarbage } from './collect-garbage.ts';
 import { encodeEntry, type JournalEntry, RecordBuffer, readJournal } from './journal.ts';
 
+/** Every entry of the journal at `path`, read to its end. */
+async function entriesOf(path: string, dimension: number): Promise<JournalEntry[]> {
+  const entries: JournalEntry[] = [];
+  for await (const entry of readJournal(path, dimension)) entries.push(entry);
+  return entries;
+}
+
 const DIMENSION = 8;
 const texts = ['pottery class on sunday', 'violin recital at the harbour', 'sunday market'];
 const items: VectorItem[] = chunkTerms(texts).map((terms, i) => ({
@@ -28,7 +35,7 @@ const plain = (entries: JournalEntry[]) =>
 const journalFile = () => join(mkdtempSync(join(tmpdir(), 'memgate-journal-')), 'gen-0.log');
 
 describe('vector index journal', () => {
-  it('gives back each batch as written: vectors, metadata, terms, neighbours’ terms to the bit and chains', () => {
+  it('gives back each batch as written: vectors, metadata, terms, neighbours’ terms to the bit and chains', async () => {
     const path = journalFile();
     const batches: JournalEntry[] = [
       { op: 'upsert', items },
@@ -36,7 +43,7 @@ describe('vector index journal', () => {
       { op: 'upsert', items: [{ id: 'bare', values: new Float32Array(DIMENSION), metadata: metadataFor() }] },
     ];
     for (const batch of batches) appendFileSync(path, encodeEntry(batch, DIMENSION));
-    expect(plain([...readJournal(path, DIMENSION)])).toEqual(plain(batches));
+    expect(plain(await entriesOf(path, DIMENSION))).toEqual(plain(batches));
     expect(items[1]?.contextTerms?.values.some((value) => !Number.isInteger(value))).toBe(true);
     // The terms travel as binary, not as JSON numbers in the header (parsing those was most of a replay's time).
     const data = readFileSync(path);
@@ -44,7 +51,7 @@ describe('vector index journal', () => {
     expect(header.items[0]?.terms).toBe(items[0]?.terms?.indices.length);
   });
 
-  it('encodes into a reused buffer the same bytes as into fresh memory, larger and smaller records in turn', () => {
+  it('encodes into a reused buffer the same bytes as into fresh memory, larger and smaller records in turn', async () => {
     const path = journalFile();
     const into = new RecordBuffer();
     const batches: JournalEntry[] = [
@@ -58,20 +65,20 @@ describe('vector index journal', () => {
       expect(Buffer.compare(reused, encodeEntry(batch, DIMENSION))).toBe(0);
       appendFileSync(path, reused);
     }
-    expect(plain([...readJournal(path, DIMENSION)])).toEqual(plain(batches));
+    expect(plain(await entriesOf(path, DIMENSION))).toEqual(plain(batches));
   });
 
-  it('drops a torn last record (a crash mid-write) and keeps the batches before it', () => {
+  it('drops a torn last record (a crash mid-write) and keeps the batches before it', async () => {
     const path = journalFile();
     appendFileSync(path, encodeEntry({ op: 'upsert', items: items.slice(0, 1) }, DIMENSION));
     const intact = statSync(path).size;
     const torn = encodeEntry({ op: 'upsert', items: items.slice(1) }, DIMENSION);
     appendFileSync(path, torn.subarray(0, torn.length - 5)); // its terms cut short
-    expect(plain([...readJournal(path, DIMENSION)])).toEqual(plain([{ op: 'upsert', items: items.slice(0, 1) }]));
+    expect(plain(await entriesOf(path, DIMENSION))).toEqual(plain([{ op: 'upsert', items: items.slice(0, 1) }]));
     expect(statSync(path).size).toBe(intact);
   });
 
-  it('reads records of the first version, with the terms in the JSON header', () => {
+  it('reads records of the first version, with the terms in the JSON header', async () => {
     const path = journalFile();
     const header = Buffer.from(
       JSON.stringify({
@@ -85,7 +92,7 @@ describe('vector index journal', () => {
     lengths.writeUInt32LE(vectors.length, 4);
     writeFileSync(path, Buffer.concat([lengths, header, vectors]));
     appendFileSync(path, encodeEntry({ op: 'delete', ids: ['doc.0'] }, DIMENSION));
-    expect(plain([...readJournal(path, DIMENSION)])).toEqual(
+    expect(plain(await entriesOf(path, DIMENSION))).toEqual(
       plain([
         { op: 'upsert', items: items.map(({ chain: _, ...item }) => item) }, // no chains then
         { op: 'delete', ids: ['doc.0'] },
@@ -94,7 +101,7 @@ describe('vector index journal', () => {
     expect(readFileSync(path).length).toBeGreaterThan(0);
   });
 
-  it('replays a large journal one record at a time, never holding it whole (~100 MB at 100k chunks)', () => {
+  it('replays a large journal one record at a time, never holding it whole (~100 MB at 100k chunks)', async () => {
     const path = journalFile();
     const dimension = 512;
     const batch = (b: number): JournalEntry => ({
@@ -111,7 +118,7 @@ describe('vector index journal', () => {
     const before = process.memoryUsage().arrayBuffers;
     let most = 0;
     let replayed = 0;
-    for (const entry of readJournal(path, dimension)) {
+    for await (const entry of readJournal(path, dimension)) {
       collectGarbage(); // what is still held, not what awaits collection
       most = Math.max(most, process.memoryUsage().arrayBuffers - before);
       if (entry.op === 'upsert') expect(entry.items[999]?.values[3]).toBe(replayed * 1000 + 999);

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, ftruncateSync, openSync } from 'node:fs';
 import { endianness } from 'node:os';
 import type { SparseValues, VectorChain, VectorItem, VectorMetadata } from '@memgate/core';
-import { readAllAt, writeAll } from './durable-files.ts';
+import { readUpToAsync, writeAll } from './durable-files.ts';
 
 /** One logged batch: what `upsert` or `delete` was called with. */
 export type JournalEntry = { op: 'upsert'; items: VectorItem[] } | { op: 'delete'; ids: string[] };
@@ -96,10 +96,15 @@ function record(json: Buffer, binaryBytes: number, into: RecordBuffer | undefine
 
 /**
  * Each complete record, read one at a time (a journal grows to half its namespace's vector bytes before a snapshot,
- * ~100 MB at 100k chunks, and was read whole); once they are all read, a torn tail is cut so later appends start on a
- * record boundary. Consume it whole: the cut is made after the last record.
+ * ~100 MB at 100k chunks, and was read whole) through a buffer of `chunkBytes` (grown for a larger record), off the
+ * event loop; once they are all read, a torn tail is cut so later appends start on a record boundary. Consume it
+ * whole: the cut is made after the last record.
  */
-export function* readJournal(path: string, dimension: number): Generator<JournalEntry> {
+export async function* readJournal(
+  path: string,
+  dimension: number,
+  chunkBytes = 1 << 20,
+): AsyncGenerator<JournalEntry> {
   let fd: number;
   try {
     fd = openSync(path, 'r+');
@@ -109,20 +114,30 @@ export function* readJournal(path: string, dimension: number): Generator<Journal
   }
   try {
     const size = fstatSync(fd).size;
-    // One buffer for every record, grown to the largest: entries copy what they keep out of it.
-    let data = Buffer.allocUnsafe(64 * 1024);
+    // The file's bytes from `start`, `filled` of them; entries copy what they keep out of it.
+    let data = Buffer.allocUnsafe(Math.min(chunkBytes, size));
+    let start = 0;
+    let filled = 0;
+    /** Makes the bytes [at, at + length) held in `data` (the file has them). */
+    const hold = async (at: number, length: number) => {
+      if (at + length <= start + filled) return;
+      if (data.length < length) data = Buffer.allocUnsafe(Math.max(length, data.length * 2));
+      start = at;
+      filled = await readUpToAsync(fd, data, 0, Math.min(data.length, size - at), at);
+      if (filled < length) throw new Error(SHORT_FILE);
+    };
     let offset = 0;
     while (offset + 8 <= size) {
-      readAllAt(fd, data, 8, offset, SHORT_FILE);
-      const jsonLength = data.readUInt32LE(0);
-      const binaryBytes = data.readUInt32LE(4);
+      await hold(offset, 8);
+      const jsonLength = data.readUInt32LE(offset - start);
+      const binaryBytes = data.readUInt32LE(offset - start + 4);
       const length = 8 + jsonLength + binaryBytes;
       if (offset + length > size) break;
-      if (data.length < length) data = Buffer.allocUnsafe(Math.max(length, data.length * 2));
-      readAllAt(fd, data, length, offset, SHORT_FILE);
-      const header = JSON.parse(data.toString('utf8', 8, 8 + jsonLength)) as Header;
+      await hold(offset, length);
+      const at = offset - start + 8;
+      const header = JSON.parse(data.toString('utf8', at, at + jsonLength)) as Header;
       if (header.op === 'delete') yield header;
-      else yield { op: 'upsert', items: itemsOf(header, data, 8 + jsonLength, dimension) };
+      else yield { op: 'upsert', items: itemsOf(header, data, at + jsonLength, dimension) };
       offset += length;
     }
     if (offset < size) ftruncateSync(fd, offset);

@@ -264,35 +264,44 @@ export class LexicalPostings {
   }
 
   /**
-   * Loads a snapshot into an empty instance: slot lengths, the frequency table (empty for a file of the first
-   * version), then each term's postings (codes into that table, or exact frequencies) with what they hold, then the
-   * chains (none before version 3). The statistics are summed in slot order, as adding the slots one by one in that
-   * order would.
+   * Loads a snapshot into an empty instance, in three steps so a reader can give the event loop back between terms:
+   * the slot lengths and the frequency table (empty for a file of the first version), then each term's postings
+   * (`restoreTerm`), then the chains (`restoreChains`, none before version 3), then the statistics (`endRestore`),
+   * summed in slot order, as adding the slots one by one in that order would.
    */
-  restore(
-    lengths: Float64Array,
-    frequencies: Float64Array,
-    terms: Iterable<
-      [term: number, slots: Int32Array<ArrayBuffer>, frequencies: Uint16Array | Float64Array, heldUnits?: number]
-    >,
-    chains?: SnapshotChains,
-  ): void {
+  startRestore(lengths: Float64Array, frequencies: Float64Array): void {
     this.ensureCapacity(lengths.length);
     this.lengths.set(lengths);
     for (const [code, frequency] of frequencies.entries()) {
       if (this.table.codeOf(frequency) !== code) throw new Error('lexical snapshot repeats a frequency');
     }
-    const perSlot = this.slotPostings;
-    for (const [term, slots, held, heldUnits] of terms) {
-      if (held instanceof Uint16Array && held.some((code) => code >= this.table.size)) {
-        throw new Error('lexical snapshot has a frequency code beyond its table');
-      }
-      for (const slot of slots) perSlot[slot] = (perSlot[slot] as number) + 1;
-      this.postings.set(term, TermPostings.of(slots, held, this.table, heldUnits)); // takes `slots` over
-      this.livePostings += slots.length;
+  }
+
+  /** One term's postings (codes into the frequency table, or exact frequencies) with what they hold. */
+  restoreTerm(
+    term: number,
+    slots: Int32Array<ArrayBuffer>,
+    held: Uint16Array | Float64Array,
+    heldUnits: number | undefined,
+  ): void {
+    if (held instanceof Uint16Array && held.some((code) => code >= this.table.size)) {
+      throw new Error('lexical snapshot has a frequency code beyond its table');
     }
-    if (chains) this.chains.restore(chains, lengths.length, this.epochs);
-    for (let slot = 0; slot < lengths.length; slot++) {
+    const perSlot = this.slotPostings;
+    for (const slot of slots) perSlot[slot] = (perSlot[slot] as number) + 1;
+    this.postings.set(term, TermPostings.of(slots, held, this.table, heldUnits)); // takes `slots` over
+    this.livePostings += slots.length;
+  }
+
+  /** The chains of slots `from` up to `to` of a snapshot of `slotCount` slots (version 3), after the terms. */
+  restoreChains(chains: SnapshotChains, slotCount: number, from: number, to: number): void {
+    this.chains.restore(chains, slotCount, this.epochs, from, to);
+  }
+
+  /** The statistics of the snapshot's `slotCount` slots, once every term and chain is restored. */
+  endRestore(slotCount: number): void {
+    const { lengths } = this;
+    for (let slot = 0; slot < slotCount; slot++) {
       const length = lengths[slot] as number;
       if (!(length > 0)) continue;
       this.documents += 1;

@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TimeSlice } from '@memgate/core/history/time-slice';
 import { forEachLine, readAllAt, readJsonIfPresent, replaceFile, writeAll } from './durable-files.ts';
 
 /**
@@ -45,15 +46,20 @@ export class ShownFile {
 
   /**
    * Opens the current file of `dir` (none yet: an empty one), replaying its records into `apply` with the offset
-   * each record's line starts at.
+   * each record's line starts at, giving the event loop back between records whenever `slice` is used up.
    */
-  static open(dir: string, apply: (record: ShownRecord, at: number) => void): ShownFile {
+  static async open(
+    dir: string,
+    apply: (record: ShownRecord, at: number) => void,
+    slice: TimeSlice,
+  ): Promise<ShownFile> {
     const generation = readManifest(dir);
     removeOthers(dir, generation);
     const path = logPath(dir, generation);
     const fd = openSync(path, 'a+');
     try {
-      const end = forEachLine(fd, (line, at) => apply(JSON.parse(line.toString('utf8')) as ShownRecord, at));
+      const replay = (line: Buffer, at: number) => apply(JSON.parse(line.toString('utf8')) as ShownRecord, at);
+      const end = await forEachLine(fd, replay, slice);
       if (end < fstatSync(fd).size) ftruncateSync(fd, end); // a torn last line
       return new ShownFile(dir, generation, end);
     } finally {

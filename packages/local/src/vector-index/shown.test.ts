@@ -1,6 +1,7 @@
 import { appendFileSync, closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VectorItem } from '@memgate/core';
+import { createTimeSlice } from '@memgate/core/history/time-slice';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { axisVector, metadataFor } from '../../../../test/conformance/vector-index.ts';
 import { collectGarbage } from './collect-garbage.ts';
@@ -64,22 +65,22 @@ describe('local vector index: confirmations on disk', () => {
     expect(await confirmedOf(await openIndex(dir))).toEqual({ a: 'e:2' });
   });
 
-  it('compacts its file once it is twice what it holds, keeping the same state', () => {
+  it('compacts its file once it is twice what it holds, keeping the same state', async () => {
     const dir = freshDir();
-    const shown = new ShownTexts(dir, 1_000);
+    const shown = await ShownTexts.open(dir, { minCompactBytes: 1_000 });
     shown.put([item('a', 0, 'alpha'), item('b', 1, 'beta')]);
     for (let i = 0; i < 200; i++) shown.confirm([{ id: 'a', text: 'alpha', tag: `e:${i}` }]);
     shown.remove(['b']);
     expect(shown.fileBytes).toBeLessThan(1_500);
     expect(readdirSync(dir).sort()).toEqual([expect.stringMatching(/^shown-[1-9]\d*\.log$/), 'shown.json']);
     shown.close();
-    const reopened = new ShownTexts(dir);
+    const reopened = await ShownTexts.open(dir);
     expect(reopened.confirmedOf('a')).toEqual({ text: 'alpha', tag: 'e:199' });
     expect(reopened.confirmedOf('b')).toBeUndefined();
     reopened.close();
   });
 
-  it('reads texts back from disk exactly, any characters, across appends, compactions and a reopen', () => {
+  it('reads texts back from disk exactly, any characters, across appends, compactions and a reopen', async () => {
     const dir = freshDir();
     const texts = [
       'plain',
@@ -89,7 +90,7 @@ describe('local vector index: confirmations on disk', () => {
       'emoji 🦜 and 中文',
       '\u0000',
     ];
-    const shown = new ShownTexts(dir, 2_000);
+    const shown = await ShownTexts.open(dir, { minCompactBytes: 2_000 });
     for (let round = 0; round < 30; round++) {
       shown.put(texts.map((text, i) => item(`t${i}`, i, `${text} ${round}`)));
       shown.confirm(texts.map((text, i) => ({ id: `t${i}`, text: `${text} ${round}`, tag: `e:${round}` })));
@@ -97,7 +98,7 @@ describe('local vector index: confirmations on disk', () => {
     const expected = texts.map((text) => ({ text: `${text} 29`, tag: 'e:29' }));
     expect(texts.map((_, i) => shown.confirmedOf(`t${i}`))).toEqual(expected);
     shown.close();
-    const reopened = new ShownTexts(dir);
+    const reopened = await ShownTexts.open(dir);
     expect(texts.map((_, i) => reopened.confirmedOf(`t${i}`))).toEqual(expected);
     reopened.close();
   });
@@ -118,13 +119,13 @@ describe('local vector index: confirmations on disk', () => {
 });
 
 describe('local vector index: reading the shown texts back', () => {
-  it('reads a file line by line through a small buffer: lines longer than it, characters cut across reads, a torn end', () => {
+  it('reads a file line by line through a small buffer: lines longer than it, characters cut across reads, a torn end', async () => {
     const lines = ['short', 'x'.repeat(50), '', 'émoji 🦜 中文 across reads', 'y'.repeat(9)];
     const path = join(freshDir(), 'lines.log');
     writeFileSync(path, `${lines.join('\n')}\n["torn`);
     const fd = openSync(path, 'r');
     const seen: [string, number][] = [];
-    const end = forEachLine(fd, (line, at) => seen.push([line.toString('utf8'), at]), 7);
+    const end = await forEachLine(fd, (line, at) => seen.push([line.toString('utf8'), at]), createTimeSlice(), 7);
     closeSync(fd);
     let at = 0;
     const expected = lines.map((line): [string, number] => {
@@ -136,9 +137,9 @@ describe('local vector index: reading the shown texts back', () => {
     expect(end).toBe(at);
   });
 
-  it('never holds the whole file in memory while loading it (~110 MB at 100k chunks)', () => {
+  it('never holds the whole file in memory while loading it (~110 MB at 100k chunks)', async () => {
     const dir = freshDir();
-    const writer = new ShownTexts(dir);
+    const writer = await ShownTexts.open(dir);
     const text = 'the quarterly invoice was paid and the refund went out on Monday '.repeat(16);
     for (let batch = 0; batch < 32; batch++) {
       writer.put(Array.from({ length: 1000 }, (_, i) => item(`c${batch}-${i}`, 0, `${text}${batch}-${i}`)));
@@ -156,11 +157,11 @@ describe('local vector index: reading the shown texts back', () => {
       return parse(line);
     });
     try {
-      new ShownTexts(dir).close();
+      (await ShownTexts.open(dir)).close();
     } finally {
       spy.mockRestore();
     }
-    const reopened = new ShownTexts(dir);
+    const reopened = await ShownTexts.open(dir);
     expect(reopened.confirmedOf('c31-999')).toBeUndefined(); // never confirmed
     reopened.confirm([{ id: 'c31-999', text: `${text}31-999`, tag: 'e:1' }]);
     expect(reopened.confirmedOf('c31-999')).toEqual({ text: `${text}31-999`, tag: 'e:1' });

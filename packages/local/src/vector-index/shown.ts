@@ -1,4 +1,5 @@
 import type { Confirmation, GenerationTag, VectorItem } from '@memgate/core';
+import { createTimeSlice, type TimeSlice } from '@memgate/core/history/time-slice';
 import { ShownFile, type ShownRecord } from './shown-file.ts';
 
 /** Below this many bytes a shown file is never compacted (a few confirmations must not rewrite it). */
@@ -47,18 +48,32 @@ export class ShownTexts {
   private readonly confirmed = new Map<string, GenerationTag>();
   /** Roughly what a compacted file would take (bytes of ids, texts and tags). */
   private liveBytes = 0;
-  private readonly file: ShownFile;
+  private file!: ShownFile;
 
   /**
    * `idOf`: the index's own copy of an id (NamespaceStore.heldId), so an id read from this file or from a
    * confirmation is not held a second time as a key here (~60 bytes an id, two maps: ~12 MiB at 100k chunks).
    */
-  constructor(
+  private constructor(
+    private readonly minCompactBytes: number,
+    private readonly idOf: (id: string) => string,
+  ) {}
+
+  /**
+   * The shown texts kept in `dir`, read back from their file (giving the event loop back whenever `slice` is used
+   * up); below `minCompactBytes` the file is never compacted.
+   */
+  static async open(
     dir: string,
-    private readonly minCompactBytes = MIN_COMPACT_BYTES,
-    private readonly idOf: (id: string) => string = (id) => id,
-  ) {
-    this.file = ShownFile.open(dir, (record, at) => this.apply(record, at));
+    {
+      minCompactBytes = MIN_COMPACT_BYTES,
+      idOf = (id: string) => id,
+      slice = createTimeSlice(),
+    }: { minCompactBytes?: number; idOf?: (id: string) => string; slice?: TimeSlice } = {},
+  ): Promise<ShownTexts> {
+    const shown = new ShownTexts(minCompactBytes, idOf);
+    shown.file = await ShownFile.open(dir, (record, at) => shown.apply(record, at), slice);
+    return shown;
   }
 
   /** New texts (absent: none kept); every id's confirmation is cleared, as its content may have changed. */

@@ -156,9 +156,18 @@ export class SlotChains {
     };
   }
 
-  /** Loads what `snapshot` gave into an empty instance (the slots' epochs are the loaded postings', 0). */
-  restore({ kinds, links, weightCodes, weights }: SnapshotChains, slotCount: number, epochs: Uint8Array): void {
-    for (let slot = 0; slot < slotCount; slot++) {
+  /**
+   * Loads what `snapshot` gave for `slotCount` slots into an empty instance (the slots' epochs are the loaded
+   * postings', 0): the slots from `from` up to `to`, so a reader can give the event loop back between ranges.
+   */
+  restore(
+    { kinds, links, weightCodes, weights }: SnapshotChains,
+    slotCount: number,
+    epochs: Uint8Array,
+    from = 0,
+    to = slotCount,
+  ): void {
+    for (let slot = from; slot < to; slot++) {
       if (kinds[slot] === 0) continue;
       const base = slot * MAX_LINKS;
       const chain: SlotChain = { links: [], weights: [], borrows: ((kinds[slot] as number) & BORROWS) !== 0 };

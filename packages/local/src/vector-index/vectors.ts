@@ -1,5 +1,6 @@
 import { closeSync, openSync } from 'node:fs';
-import { readIntoAt, writeDurably } from './durable-files.ts';
+import type { TimeSlice } from '@memgate/core/history/time-slice';
+import { readIntoAtAsync, writeDurably } from './durable-files.ts';
 
 /**
  * A namespace's vectors by slot, as the index keeps them in memory: all float32 (`FloatVectors`, the HNSW graph's
@@ -16,8 +17,11 @@ export interface SlotVectors {
   set(slot: number, values: Float32Array): void;
   /** A slot's exact float32 values; valid until the next call (it may be a scratch buffer). */
   read(slot: number): Float32Array;
-  /** Reads slots `[0, slotCount)` from a snapshot's vectors file (a short file reads as zeros past its end). */
-  load(path: string, slotCount: number): void;
+  /**
+   * Reads slots `[0, slotCount)` from a snapshot's vectors file (a short file reads as zeros past its end), off the
+   * event loop, giving the loop back whenever `slice` is used up.
+   */
+  load(path: string, slotCount: number, slice: TimeSlice): Promise<void>;
   /** Writes slots `[0, slotCount)` to `path` durably; the store then reads from it (`savedTo`). */
   save(path: string, slotCount: number): void;
   /** The file `save` wrote is complete: what the store read from before may be dropped. */
@@ -55,13 +59,19 @@ export class FloatVectors implements SlotVectors {
     return this.arena.subarray(slot * this.dimension, (slot + 1) * this.dimension);
   }
 
-  load(path: string, slotCount: number): void {
+  async load(path: string, slotCount: number, slice: TimeSlice): Promise<void> {
     this.reserve(slotCount);
     // The vectors go straight into the arena: no second copy of them, even for a moment.
     const target = this.arena.subarray(0, slotCount * this.dimension);
-    readInto(path, new Uint8Array(target.buffer, target.byteOffset, target.byteLength), 0);
+    const fd = openSync(path, 'r');
+    try {
+      await readIntoAtAsync(fd, new Uint8Array(target.buffer, target.byteOffset, target.byteLength), 0);
+    } finally {
+      closeSync(fd);
+    }
     for (let slot = 0; slot < slotCount; slot++) {
       this.inverseNorms[slot] = inverseNormOf(this.arena, slot * this.dimension, this.dimension);
+      if (slot % 256 === 255 && slice.due()) await slice.giveWay();
     }
   }
 
@@ -95,14 +105,4 @@ export function inverseNormOf(values: Float32Array, at: number, dimension: numbe
   let squared = 0;
   for (let i = at; i < at + dimension; i++) squared += (values[i] as number) * (values[i] as number);
   return squared > 0 ? 1 / Math.sqrt(squared) : 0;
-}
-
-/** Reads a file's bytes from `position` into `target` (its whole length; a shorter file leaves the rest zero). */
-export function readInto(path: string, target: Uint8Array, position: number): void {
-  const fd = openSync(path, 'r');
-  try {
-    readIntoAt(fd, target, position);
-  } finally {
-    closeSync(fd);
-  }
 }
