@@ -61,6 +61,16 @@ async function history(index: LocalVectorIndex): Promise<void> {
 
 const freshDir = () => freshIndexDir('memgate-snapshot-');
 
+/** A records file of the current format (JSON lines: header, metadata, records) as one object. */
+function recordsOf(path: string): { slotCount: number; metadata: unknown[]; records: [number, string, number][] } {
+  const [header, ...lines] = readFileSync(path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  const { slotCount, metadataLines } = header as { slotCount: number; metadataLines: number };
+  return { slotCount, metadata: lines.slice(0, metadataLines).flat(), records: lines.slice(metadataLines).flat() };
+}
+
 describe('local vector index: snapshots', () => {
   it('answers after a restart exactly as the process that wrote the index (scores, order, deletes)', async () => {
     const dir = freshDir();
@@ -92,11 +102,7 @@ describe('local vector index: snapshots', () => {
       namespaceDir as string,
       files.find((name) => name.endsWith('.records.json')) as string,
     );
-    const current = JSON.parse(readFileSync(recordsFile, 'utf8')) as {
-      slotCount: number;
-      metadata: unknown[];
-      records: [number, string, number][];
-    };
+    const current = recordsOf(recordsFile);
     const byId = new Map(items.map((item) => [item.id, item]));
     const records = current.records.map(([slot, id, position]) => {
       const { terms, contextTerms } = byId.get(id) as VectorItem;
@@ -117,6 +123,20 @@ describe('local vector index: snapshots', () => {
     await control.upsert('user:u1', turns(8, 'c'));
     expect(await answers(await openIndex(dir))).toEqual(await answers(control));
   });
+  it('reads a records file of the second format (one JSON object)', async () => {
+    const dir = freshDir();
+    const live = await openIndex(dir);
+    await history(live);
+    const before = await answers(live);
+    await live.close();
+    const [namespaceDir] = readdirSync(dir);
+    const folder = join(dir, namespaceDir as string);
+    const recordsFile = join(folder, readdirSync(folder).find((name) => name.endsWith('.records.json')) as string);
+    expect(readFileSync(recordsFile, 'utf8').split('\n').length).toBeGreaterThan(3); // format 3: lines
+    writeFileSync(recordsFile, JSON.stringify({ format: 2, ...recordsOf(recordsFile) }));
+    expect(await answers(await openIndex(dir))).toEqual(before);
+  });
+
   it.each([1, 2] as const)(
     'reads a lexical file of version %i (no chains; v1: float64 frequencies, no table)',
     async (version) => {
