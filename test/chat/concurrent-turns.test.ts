@@ -16,25 +16,31 @@ async function drain(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
   return all;
 }
 
+async function chatOverDynamo() {
+  const { documentClient, tableName } = await createTestTable('turns');
+  const sessions = createDynamoSessionRepository({ client: documentClient, tableName });
+  let answers = 0;
+  const service = createChatService({
+    sessions,
+    contextStore: contextStoreWith([]),
+    model: {
+      ...scriptedModel(),
+      async *stream(request, options) {
+        answers += 1;
+        yield* scriptedModel([`answer ${answers}`]).stream(request, options);
+      },
+    },
+    clock: { now: () => new Date() },
+    ttlDays: 30,
+  });
+  return { sessions, service };
+}
+
+const signal = new AbortController().signal;
+
 describe('two concurrent turns on one chat', () => {
   it("keeps both turns' questions and answers", async () => {
-    const { documentClient, tableName } = await createTestTable('turns');
-    const sessions = createDynamoSessionRepository({ client: documentClient, tableName });
-    let answers = 0;
-    const service = createChatService({
-      sessions,
-      contextStore: contextStoreWith([]),
-      model: {
-        ...scriptedModel(),
-        async *stream(request, options) {
-          answers += 1;
-          yield* scriptedModel([`answer ${answers}`]).stream(request, options);
-        },
-      },
-      clock: { now: () => new Date() },
-      ttlDays: 30,
-    });
-    const signal = new AbortController().signal;
+    const { sessions, service } = await chatOverDynamo();
     const first = await service.open(alice, { chat_history: [{ role: 'user', content: 'first question' }] });
     await drain(first.events(signal));
 
@@ -55,5 +61,25 @@ describe('two concurrent turns on one chat', () => {
     for (const question of ['question A', 'question B']) {
       expect(contents[contents.indexOf(question) + 1]).toMatch(/^answer [23]$/);
     }
+  });
+
+  it('answers and saves 20 turns sent at once on one chat', async () => {
+    // With 5 tries and no wait between them, 7 of 20 turns lost their answer to an error event after the model gave
+    // it ("the answer could not be completed").
+    const { sessions, service } = await chatOverDynamo();
+    const first = await service.open(alice, { chat_history: [{ role: 'user', content: 'first question' }] });
+    await drain(first.events(signal));
+    const questions = Array.from({ length: 20 }, (_, n) => `question ${n}`);
+    const turns = await Promise.all(
+      questions.map((content) =>
+        service.open(alice, { chatId: first.chatId, chat_history: [{ role: 'user', content }] }),
+      ),
+    );
+    const results = await Promise.allSettled(turns.map((turn) => drain(turn.events(signal))));
+    expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
+    const stored = await sessions.getSession(first.chatId, new Date());
+    const contents = stored?.messages.map((message) => message.content) ?? [];
+    expect(contents).toHaveLength(42);
+    expect(contents).toEqual(expect.arrayContaining(questions));
   });
 });

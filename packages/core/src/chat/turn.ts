@@ -48,8 +48,13 @@ function promptOf(
   return [...system, ...history.filter((message) => message.role !== 'system')];
 }
 
-/** Writes a turn's messages after those of the session; at most this many tries when other turns write between. */
-const SAVE_ATTEMPTS = 5;
+/**
+ * Writes a turn's messages after those of the session; at most this many tries when other turns write between. A try
+ * fails only when another turn saved since it read, so up to 29 turns at once on one chat all save; the losers wait
+ * a random while before reading again, to spread out. With 5 tries and no wait, 7 of 20 turns lost their answer.
+ */
+const SAVE_ATTEMPTS = 30;
+const SAVE_BACKOFF_MS = 5;
 
 /**
  * Appends `messages` to the session with a conditional write: when another turn on the same chat wrote first, the
@@ -66,6 +71,7 @@ async function appendToSession(settings: ChatSettings, session: ChatSession, mes
       messages: [...base.messages, ...messages],
     };
     if (await settings.sessions.putSession(next)) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * SAVE_BACKOFF_MS * Math.min(attempt, 10)));
     const latest = await settings.sessions.getSession(session.chatId, now);
     if (!latest) break;
     base = latest;
