@@ -75,4 +75,15 @@ describe('/docs (Scalar)', () => {
     expect(viewSamples.length).toBeGreaterThan(0);
     for (const curl of viewSamples) expect(curl).not.toMatch(/[?&](context_type|scope|user_id|organization_id)=/);
   }, 120_000);
+
+  it('opens with no error in the console (the browser asked for /favicon.ico: a 404 on every visit)', async () => {
+    // A page of its own: request interception (above) keeps chromium from asking for a favicon at all.
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(`${server.url}/docs`, { waitUntil: 'networkidle' });
+    expect(errors).toEqual([]);
+  }, 60_000);
 });

@@ -43,6 +43,8 @@ export function createScalarDocs({ script }: ScalarDocsOptions): Hono {
       mcp: { disabled: true },
       showDeveloperTools: 'never',
       telemetry: false,
+      // An empty icon: without one the browser asks for /favicon.ico, a 404 in the console on every visit.
+      favicon: 'data:,',
     }),
   );
   docs.get(`/${SCRIPT}`, async function scalarScript(c) {
