@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { MemgateError } from '@memgate/core';
 
 /**
  * A chat-completion chunk's event (`data: {…}`). `data: [DONE]` is not one, nor a comment: a stream of only those

@@ -1,4 +1,4 @@
-import { type ChatCompletionChunk, isMemgateError, MemgateError, upstreamAnsweredWithoutEvents } from '@memgate/core';
+import { type ChatCompletionChunk, isMemgateError, upstreamAnsweredWithoutEvents } from '@memgate/core';
 import { checkModelCanServe, followClient, type ProxyCall, requireDefaultModel, withinTotalTime } from '../call.ts';
 import { prepareMessages } from '../context.ts';
 import { completeChat, streamChat } from './default-model.ts';
