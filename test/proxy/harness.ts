@@ -69,18 +69,20 @@ export async function startProxy({
   contextStore,
   logger = silentLogger,
   keepAliveMs = 15_000,
+  beforeMemoryWork,
 }: {
   env?: Record<string, string>;
   contextStore: ContextStore;
   logger?: Logger;
   keepAliveMs?: number;
+  beforeMemoryWork?: () => void;
 }): Promise<ProxyHarness> {
   const config = loadConfig({ PROXY_ALLOW_PRIVATE_TARGETS: 'true', ...env });
   const inputs = { config, clock: systemClock } as unknown as ServiceInputs;
   const embedder = createLexicalEmbedder({ dimension: 512 });
   const background = createBackgroundWork((error) => logger.error('store failed', { error: String(error) }));
   const services = createProxyServices(inputs, { embedder, contextStore }, { keepAliveMs });
-  const deps: ProxyAreaDeps = { ...services, background };
+  const deps: ProxyAreaDeps = { ...services, background, ...(beforeMemoryWork ? { beforeMemoryWork } : {}) };
   const app = new Hono();
   app.use(requestLog(logger));
   const proxyApp = createProxyApp({

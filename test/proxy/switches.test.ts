@@ -5,7 +5,8 @@ import { createFakeContextStore, startProxy } from './harness.ts';
 
 const stub = await startUpstreamStub();
 const fake = createFakeContextStore([{ fileName: 'garden.md', text: 'Tomatoes need six hours of sun every day.' }]);
-const proxy = await startProxy({ contextStore: fake.store });
+let memoryWork = 0;
+const proxy = await startProxy({ contextStore: fake.store, beforeMemoryWork: () => memoryWork++ });
 const token = await tokenFor('dana', { scope: 'proxy' });
 afterAll(async () => {
   await proxy.close();
@@ -15,6 +16,7 @@ beforeEach(() => {
   stub.requests.length = 0;
   fake.added.length = 0;
   fake.searches.length = 0;
+  memoryWork = 0;
 });
 
 const history = [
@@ -75,5 +77,16 @@ describe('history filtering, context injection and the per-request switches', ()
     expect(sent.filter((message) => message.role === 'system')).toHaveLength(2);
     expect(fake.added).toHaveLength(1);
     expect(fake.added[0]?.principal.userId).toBe('dana');
+  });
+
+  // The local server collects its young generation there (young-when-idle.ts): a passthrough must not pay for it.
+  it('calls beforeMemoryWork once before filtering or searching, never for a passthrough', async () => {
+    await send({ 'x-memgate-filter': 'off', 'x-memgate-context': 'off', 'x-memgate-store': 'off' });
+    await send({ 'x-memgate-filter': 'off', 'x-memgate-context': 'off' });
+    expect(memoryWork).toBe(0);
+    await send({ 'x-memgate-context': 'off', 'x-memgate-store': 'off' });
+    expect(memoryWork).toBe(1);
+    await send({ 'x-memgate-filter': 'off', 'x-memgate-store': 'off' });
+    expect(memoryWork).toBe(2);
   });
 });

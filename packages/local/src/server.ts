@@ -19,7 +19,7 @@ import { type DynamoLocal, startDynamoLocal } from './dynamo-local.ts';
 import { createMemoryLimit } from './memory-limit.ts';
 import { localJwtSecret } from './secret.ts';
 import { createLocalVectorIndex, denseGraphFor } from './vector-index/index.ts';
-import { collectYoungWhenIdle } from './young-when-idle.ts';
+import { collectYoungIfFull, collectYoungWhenIdle } from './young-when-idle.ts';
 
 export interface RunningServer {
   url: string;
@@ -102,7 +102,8 @@ export async function startLocalServer(
     const background = createBackgroundWork((error) =>
       logger.error('work after the response failed', { error: error instanceof Error ? error.message : String(error) }),
     );
-    const proxy = { ...services.proxy, background };
+    // A request that filters or searches takes the young collection at its start when it is filling (young-when-idle.ts).
+    const proxy = { ...services.proxy, background, beforeMemoryWork: () => collectYoungIfFull() };
     const app = createApp({ verifier, logger, ...services, proxy, docs: createLocalDocs() } as AppDeps);
     // MCP (DESIGN.md section 5a) over the same context store. Mounted here, not in createApp: the `@memgate/http`
     // barrel that every Lambda imports must not reach the MCP SDK (it would add ~200 KB to each bundle).

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { collectYoungWhenIdle, youngFullness } from './young-when-idle.ts';
+import { collectYoungIfFull, collectYoungWhenIdle, youngFullness } from './young-when-idle.ts';
 
 /** A server that holds every request until the test answers it. */
 async function holdingServer() {
@@ -87,5 +87,15 @@ describe('collectYoungWhenIdle', () => {
     const fullness = youngFullness();
     expect(fullness).toBeGreaterThan(0);
     expect(fullness).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('collectYoungIfFull', () => {
+  it('collects at 40% full or more by default, not under', () => {
+    const collect = vi.fn();
+    collectYoungIfFull(undefined, { read: () => 0.39, collect });
+    expect(collect).not.toHaveBeenCalled();
+    collectYoungIfFull(undefined, { read: () => 0.4, collect });
+    expect(collect).toHaveBeenCalledTimes(1);
   });
 });

@@ -94,6 +94,7 @@ export async function prepareMessages(
   original: ChatMessage[],
   switches: Switches,
 ): Promise<Prepared> {
+  if (switches.filter || switches.context) deps.beforeMemoryWork?.();
   const last = lastUserIndex(original);
   const question = last >= 0 ? messageText(original[last] as ChatMessage) : '';
   const [history, context] = await Promise.all([

@@ -37,6 +37,12 @@ export interface ProxyAreaDeps {
   upstreamFor(baseUrl: string, apiKey: string): ChatModel;
   settings: ProxySettings;
   background?: BackgroundWork;
+  /**
+   * Called before a request's history filtering or context search (not for a passthrough): the local server collects
+   * its young generation there when it is filling, so that requests doing this work, which allocate the most, take
+   * the scavenges rather than the passthroughs (packages/local/src/young-when-idle.ts).
+   */
+  beforeMemoryWork?: () => void;
 }
 
 /**
