@@ -18,6 +18,19 @@ async function clientOf(user: string, options: { orgs?: string[]; scope?: string
   return h.connect(await tokenFor(user, { scope: ALL, ...options }));
 }
 
+/** A raw POST to /mcp, for messages the SDK's client would not send; `authorization` is the header's whole value. */
+function postRaw(body: string, authorization?: string) {
+  return fetch(`${h.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(authorization ? { authorization } : {}),
+    },
+    body,
+  });
+}
+
 async function fileNamesFound(client: Client, query: string, extra: Record<string, unknown> = {}) {
   const result = await callTool(client, 'search_memory', { query, ...extra });
   expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
@@ -243,15 +256,7 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
       'Bearer not-a-jwt',
       `Bearer ${await tokenFor('eve', { secret: 'other-secret-0123456789012345' })}`,
     ]) {
-      const response = await fetch(`${h.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...(authorization ? { authorization } : {}),
-        },
-        body: JSON.stringify(initialize),
-      });
+      const response = await postRaw(JSON.stringify(initialize), authorization);
       expect(response.status, authorization).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="memgate"/);
       const body = await response.json();
@@ -265,20 +270,15 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
 
   it('refuses a body over 6 MB with 413 before reading a message, like every other area', async () => {
     const token = await tokenFor('kim', { scope: ALL });
-    const response = await fetch(`${h.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
+    const response = await postRaw(
+      JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
         params: { name: 'add_memory', arguments: { content: 'x'.repeat(6 * 1024 * 1024) } },
       }),
-    });
+      `Bearer ${token}`,
+    );
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
     expect(await documentNames(await clientOf('kim'))).toEqual([]);
@@ -287,15 +287,10 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
   it('refuses a message nested deeper than 64 levels with a 400 JSON-RPC error, and stores nothing', async () => {
     const token = await tokenFor('nick', { scope: ALL });
     const send = (metadata: string) =>
-      fetch(`${h.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add_memory","arguments":{"content":"deep note","metadata":{"x":${metadata}}}}}`,
-      });
+      postRaw(
+        `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add_memory","arguments":{"content":"deep note","metadata":{"x":${metadata}}}}}`,
+        `Bearer ${token}`,
+      );
     for (const depth of [100_000, 70]) {
       const response = await send(deeplyNested(depth));
       expect(response.status, `${depth} levels`).toBe(400);
@@ -312,16 +307,7 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
     const many = Object.fromEntries(Array.from({ length: 60_000 }, (_, n) => [`k${n}`, 1]));
     const post = (params: Record<string, unknown>) =>
       send(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params }));
-    const send = (body: string) =>
-      fetch(`${h.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body,
-      });
+    const send = (body: string) => postRaw(body, `Bearer ${token}`);
     const search = { name: 'search_memory', arguments: { query: 'note' } };
     const cases = [
       ['params', { ...search, ...many }],

@@ -63,3 +63,14 @@ export function metadataOf(events: Record<string, unknown>[]): {
   if (last?.type !== 'metadata') throw new Error(`the last event is not metadata: ${JSON.stringify(last)}`);
   return last.content as { chatId: string; title: string; replaySessionID: string };
 }
+
+/** The `event:` names of a whole SSE body (the Responses API's named events), in order, with their parsed data. */
+export function namedEvents(text: string): { event: string; data: Record<string, unknown> }[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('event: '))
+    .map((block) => {
+      const [eventLine, dataLine] = block.split('\n');
+      return { event: eventLine?.slice(7) ?? '', data: JSON.parse(dataLine?.slice(6) ?? '{}') };
+    });
+}
