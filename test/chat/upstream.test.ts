@@ -64,7 +64,8 @@ describe('chat on an upstream default model', () => {
     stub.setBehavior({ reply: 'one two three four five', failAfterChunks: 2 });
     const read = await readSse(await chat.ask('erin', { chat_history: [question] }));
     const events = jsonEvents(read);
-    expect(events.filter((event) => event.type === 'final_response' || event.type === 'metadata')).toEqual([]);
+    expect(events.filter((event) => event.type === 'final_response')).toEqual([]);
+    expect(events.at(-2)?.type).toBe('metadata');
     expect(events.at(-1)).toEqual({ content: null, error: { message: expect.any(String) } });
     expect(read.data.join('\n')).not.toContain('sk-operator-key');
   });
@@ -74,14 +75,16 @@ describe('chat on an upstream default model', () => {
       `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
     stub.setBehavior({ garbage: chunk('The beans are ') + chunk('in the ') });
     const events = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question] })));
-    expect(events.filter((event) => event.type === 'final_response' || event.type === 'metadata')).toEqual([]);
+    expect(events.filter((event) => event.type === 'final_response')).toEqual([]);
+    expect(events.at(-2)?.type).toBe('metadata');
     expect(events.at(-1)).toEqual({ content: null, error: { message: 'upstream stream ended before the answer' } });
   });
 
   it('ends an answer whose upstream sent data: [DONE] alone with an error event, not an empty answer', async () => {
     stub.setBehavior({ garbage: 'data: [DONE]\n\n' });
     const events = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question] })));
-    expect(events.filter((event) => event.type === 'final_response' || event.type === 'metadata')).toEqual([]);
+    expect(events.filter((event) => event.type === 'final_response')).toEqual([]);
+    expect(events.at(-2)?.type).toBe('metadata');
     expect(events.at(-1)).toEqual({ content: null, error: { message: 'upstream answered without events' } });
   });
 
@@ -89,6 +92,18 @@ describe('chat on an upstream default model', () => {
     stub.setBehavior({ error: { status: 503, body: { error: { message: 'overloaded' } } } });
     const events = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question] })));
     expect(events.at(-1)).toEqual({ content: null, error: { message: 'upstream answered with status 503' } });
+  });
+
+  it('names a new chat whose first answer failed (429) before the error event, so the client can retry in it', async () => {
+    stub.setBehavior({ error: { status: 429, body: { error: { message: 'slow down' } } } });
+    const failed = jsonEvents(await readSse(await chat.ask('erin', { chat_history: [question] })));
+    expect(failed.map((event) => event.type ?? 'error').slice(-2)).toEqual(['metadata', 'error']);
+    const { chatId } = metadataOf(failed.slice(0, -1));
+    stub.setBehavior({ reply: 'Top left cupboard.' });
+    const retried = jsonEvents(await readSse(await chat.ask('erin', { chatId, chat_history: [question] })));
+    expect(metadataOf(retried).chatId).toBe(chatId);
+    const sent = stub.requests.at(-1)?.body as { messages: { role: string; content: string }[] };
+    expect(sent.messages.filter((message) => message.role === 'user')).toEqual([question]);
   });
 
   it('aborts the upstream call when the client disconnects', async () => {
@@ -128,7 +143,8 @@ describe('chat on an upstream default model', () => {
     const disconnected = stub.nextDisconnect();
     const read = await readSse(await chat.ask('erin', { chat_history: [question] }));
     const events = jsonEvents(read);
-    expect(events.filter((event) => event.type === 'final_response' || event.type === 'metadata')).toEqual([]);
+    expect(events.filter((event) => event.type === 'final_response')).toEqual([]);
+    expect(events.at(-2)?.type).toBe('metadata');
     expect(events.at(-1)).toEqual({
       content: null,
       error: { message: 'upstream answered with more than 16 MB; the answer was dropped' },

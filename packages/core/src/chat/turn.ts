@@ -1,11 +1,12 @@
 import type { Principal } from '../auth/index.ts';
 import { searchDistinct } from '../context/distinct.ts';
 import type { SearchHit } from '../context/service.ts';
+import { isMemgateError } from '../errors/index.ts';
 import { formatContextMessage } from '../extractive/context-message.ts';
 import type { ChatMessage } from '../model/index.ts';
 import { composeAnswer } from './compose.ts';
 import { cutWhole } from './cut.ts';
-import type { ChatEvent, ChatSource } from './events.ts';
+import { type ChatEvent, type ChatSource, chatFailureOf } from './events.ts';
 import { personaPrompt } from './personas.ts';
 import type { ChatSession, StoredMessage } from './ports.ts';
 import type { ChatRequest, ChatSettings } from './service.ts';
@@ -108,6 +109,27 @@ export async function* runTurn(
     saved = true;
     await appendToSession(settings, session, messages);
   };
+  let replaySessionID = '';
+  const metadataEvent = () => {
+    replaySessionID = ids();
+    return record({ type: 'metadata', content: { chatId: session.chatId, title: session.title, replaySessionID } });
+  };
+  // Session and replay (the events recorded up to the metadata) both saved before metadata goes out, so the ids it
+  // names already resolve.
+  const finish = async (messages: StoredMessage[]) => {
+    const now = clock.now();
+    await Promise.all([
+      save(messages),
+      sessions.putReplay({
+        replaySessionID,
+        chatId: session.chatId,
+        ownerId: session.ownerId,
+        createdAt: now.toISOString(),
+        expiresAt: settings.expiryFrom(now),
+        events: recorded,
+      }),
+    ]);
+  };
   try {
     yield record({ type: 'thinking_update', content: `Searching your ${scope} context for "${quote(question)}"` });
     let hits: SearchHit[] = [];
@@ -131,21 +153,37 @@ export async function* runTurn(
     });
     yield record({ type: 'thinking_update', content: `Composing the answer with ${model.id}` });
     const messages = promptOf(settings, request, session, hits);
-    const answer = await composeAnswer(
-      model.stream(
-        {
-          model: model.id,
-          messages,
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
-        },
-        { signal },
-      ),
-      model.id,
-      messages,
-    );
-    signal.throwIfAborted();
+    let answer: Awaited<ReturnType<typeof composeAnswer>>;
+    try {
+      answer = await composeAnswer(
+        model.stream(
+          {
+            model: model.id,
+            messages,
+            stream: true,
+            stream_options: { include_usage: true },
+            ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
+          },
+          { signal },
+        ),
+        model.id,
+        messages,
+      );
+      signal.throwIfAborted();
+    } catch (error) {
+      // An abort without a MemgateError as its reason is the client leaving: no one to tell.
+      const cause = signal.aborted ? signal.reason : error;
+      if (signal.aborted && !isMemgateError(cause)) throw error;
+      // The session holds the question: metadata goes out before the error event, so the client can retry in the
+      // same chat (a new chat's id is known only from it), and the replay holds the error event the stream then sends.
+      const metadata = metadataEvent();
+      record(chatFailureOf(cause));
+      await finish([asked]).catch(() => {
+        throw error;
+      });
+      yield metadata;
+      throw error;
+    }
     const sources: ChatSource[] = hits.map(({ contextId, documentId, fileName, score }) => ({
       contextId,
       documentId,
@@ -157,30 +195,14 @@ export async function* runTurn(
       content: answer.content,
       json: { sources, model: answer.model, usage: answer.usage, tool_calls: answer.toolCalls },
     });
-    const replaySessionID = ids();
-    const metadata = record({
-      type: 'metadata',
-      content: { chatId: session.chatId, title: session.title, replaySessionID },
-    });
-    const now = clock.now();
+    const metadata = metadataEvent();
     const reply: StoredMessage = {
       id: ids(),
       role: 'assistant',
       content: answer.content,
-      createdAt: now.toISOString(),
+      createdAt: clock.now().toISOString(),
     };
-    // Both saved before metadata goes out, so the ids it names already resolve.
-    await Promise.all([
-      save([asked, reply]),
-      sessions.putReplay({
-        replaySessionID,
-        chatId: session.chatId,
-        ownerId: session.ownerId,
-        createdAt: now.toISOString(),
-        expiresAt: settings.expiryFrom(now),
-        events: recorded,
-      }),
-    ]);
+    await finish([asked, reply]);
     yield final;
     yield metadata;
   } finally {

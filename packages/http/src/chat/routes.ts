@@ -32,7 +32,10 @@ export const generateRoute = createRoute({
     },
   },
   responses: {
-    200: stream('thinking_update events, one final_response, one metadata, then data: [DONE]'),
+    200: stream(
+      'thinking_update events, one final_response, one metadata, then data: [DONE]; a failure after the stream ' +
+        'started: metadata (the session holds the question), the error event, then data: [DONE]',
+    ),
     400: json(ChatError, 'invalid request, or an unknown chatId'),
     413: json(ChatError, 'body over 6 MB'),
     415: json(ChatError, 'a body declared as another type than JSON (none declared is read as JSON)'),

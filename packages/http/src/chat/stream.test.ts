@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { abortOf, fakeChat, scriptedModel } from '../../../../test/support/chat-fakes.ts';
-import { jsonEvents, readSse, sseReader } from '../../../../test/support/sse.ts';
+import { jsonEvents, metadataOf, readSse, sseReader } from '../../../../test/support/sse.ts';
 import { TEST_SECRET, tokenFor } from '../../../../test/support/tokens.ts';
 import { createTokenVerifier } from '../auth/index.ts';
 import { createJsonLogger } from '../observability/index.ts';
@@ -16,19 +16,20 @@ function chatApp(model: ReturnType<typeof scriptedModel>, keepAliveMs = 15_000) 
   return { app, logged, ...chat };
 }
 
-async function post(app: ReturnType<typeof chatApp>['app'], content: string) {
+async function post(app: ReturnType<typeof chatApp>['app'], content: string, chatId?: string) {
   return app.request('/api/v1/chat/generate/stream', {
     method: 'POST',
     headers: { authorization: `Bearer ${await tokenFor('alice')}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ chat_history: [{ role: 'user', content }] }),
+    body: JSON.stringify({ chat_history: [{ role: 'user', content }], chatId }),
   });
 }
 
 describe('chat stream failures', () => {
-  it('ends a model failure after the stream started with an error event and [DONE], leaking nothing', async () => {
+  it('ends a model failure with metadata, an error event and [DONE], leaking nothing; the chat goes on', async () => {
+    let failures = 1;
     const model = scriptedModel(['Partial'], {
       afterwards: async () => {
-        throw new Error('connect ECONNRESET 10.0.0.7 with key sk-secret-123456789');
+        if (failures-- > 0) throw new Error('connect ECONNRESET 10.0.0.7 with key sk-secret-123456789');
       },
     });
     const { app, logged } = chatApp(model);
@@ -40,9 +41,21 @@ describe('chat stream failures', () => {
       'thinking_update',
       'thinking_update',
       'thinking_update',
+      'metadata',
       'error',
     ]);
     expect(events.at(-1)).toEqual({ content: null, error: { message: 'the answer could not be completed' } });
+    // A new chat's id arrives only in metadata: the client retries in the chat that holds the question.
+    const { chatId, replaySessionID } = metadataOf(events.slice(0, -1));
+    const replay = await app.request(`/api/v1/chat/replay/${replaySessionID}`, {
+      headers: { authorization: `Bearer ${await tokenFor('alice')}` },
+    });
+    expect((await readSse(replay)).data).toEqual(read.data);
+    const retried = jsonEvents(await readSse(await post(app, 'Will this fail?', chatId)));
+    expect(retried.at(-1)?.content).toMatchObject({ chatId, title: 'Will this fail?' });
+    expect(model.requests[1]?.messages.filter((message) => message.role === 'user')).toEqual([
+      { role: 'user', content: 'Will this fail?' },
+    ]);
     expect(read.data.join('\n')).not.toMatch(/sk-secret|ECONNRESET|at .*\.ts/);
     // The operator still learns what happened, with the key redacted.
     expect(logged.join('\n')).toContain('ECONNRESET');

@@ -1,4 +1,4 @@
-import { isMemgateError } from '@memgate/core';
+import { chatFailureOf } from '@memgate/core';
 
 const encoder = new TextEncoder();
 export const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
@@ -43,9 +43,7 @@ export function dataEvent(value: unknown): Uint8Array {
 
 /** What a failed stream tells the client: a MemgateError's own message, else a generic one (no stack, no secret). */
 export function streamErrorEvent(error: unknown): Uint8Array {
-  const message =
-    isMemgateError(error) && error.kind !== 'internal' ? error.message : 'the answer could not be completed';
-  return dataEvent({ content: null, error: { message } });
+  return dataEvent(chatFailureOf(error));
 }
 
 export interface EventStreamOptions {
