@@ -119,4 +119,16 @@ describe('the stored reply', () => {
     const reply = content.slice(content.indexOf('Assistant: ') + 'Assistant: '.length);
     expect(reply).toBe(long.slice(0, 100_000));
   });
+
+  it.each([false, true])('is cut between characters, never inside an emoji (stream: %s)', async (stream) => {
+    fake.added.length = 0;
+    // 'a' then emoji: the 100,000th UTF-16 unit is the first half of the 50,000th emoji.
+    const emoji = `a${'😀'.repeat(60_000)}`;
+    stub.setBehavior({ reply: emoji, chunks: emoji.match(/.{1,5000}/gsu) ?? [] });
+    const res = await post({ model: 'm', messages, stream });
+    await res.text();
+    await proxy.background.idle();
+    const content = fake.added[0]?.input.documents[0]?.content ?? '';
+    expect(content.slice(content.indexOf('Assistant: ') + 'Assistant: '.length)).toBe(`a${'😀'.repeat(49_999)}`);
+  });
 });

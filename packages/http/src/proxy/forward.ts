@@ -12,6 +12,7 @@ import { firstEvent } from './first-event.ts';
 import { operatorUpstreamError } from './operator-error.ts';
 import { payloadsAsSse } from './sse.ts';
 import { type SseResponder, webSse } from './sse-response.ts';
+import { MAX_CAPTURED_REPLY_CHARS } from './store.ts';
 import { forwardedHeaders, type UpstreamOwner } from './upstream-headers.ts';
 
 const SSE_HEADERS = {
@@ -19,9 +20,6 @@ const SSE_HEADERS = {
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',
 };
-
-/** DESIGN.md section 4: the stored reply is cut here, so a long answer never grows the capture without bound. */
-export const MAX_CAPTURED_REPLY_CHARS = 100_000;
 
 export interface ForwardInput {
   model: ChatModel;

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { type AddInput, MAX_DOCUMENT_CHARS, MAX_DOCUMENTS, MemgateError, type Principal } from '@memgate/core';
+import {
+  type AddInput,
+  cutWhole,
+  MAX_DOCUMENT_CHARS,
+  MAX_DOCUMENTS,
+  MemgateError,
+  type Principal,
+} from '@memgate/core';
 import type { Logger } from '../observability/logger.ts';
 import { type BatchQueue, type BatchTiming, createBatchQueue, DEFAULT_BATCH_TIMING } from './capture-queue.ts';
 import type { Exchange } from './context.ts';
@@ -32,6 +39,12 @@ export interface CaptureRetry {
   baseDelayMs: number;
   maxDelayMs: number;
 }
+
+/**
+ * DESIGN.md section 4: the stored reply is cut here, so a long answer never grows the capture without bound. The
+ * replies' collectors stop near it (forward.ts); the capture cuts it between characters (cutWhole).
+ */
+export const MAX_CAPTURED_REPLY_CHARS = 100_000;
 
 /** Characters of a stored exchange besides the question and the reply ("User: ", "\n\nAssistant: "). */
 const EXCHANGE_LABEL_CHARS = 'User: \n\nAssistant: '.length;
@@ -183,10 +196,12 @@ export function createExchangeStore(
     capture(principal, exchange, reply) {
       const { question, sources } = exchange;
       if (question.trim() === '' || reply.trim() === '') return;
-      // An add takes at most MAX_DOCUMENT_CHARS a document: a longer question is cut (the reply already is, at
-      // 100,000 characters) rather than the whole exchange refused and lost.
-      const room = MAX_DOCUMENT_CHARS - reply.length - EXCHANGE_LABEL_CHARS;
-      queue.accept({ principal, sources, content: `User: ${question.slice(0, room)}\n\nAssistant: ${reply}` });
+      // An add takes at most MAX_DOCUMENT_CHARS a document: a longer question is cut (the reply is, at 100,000
+      // characters) rather than the whole exchange refused and lost. Both between characters: a halved emoji at the
+      // cut would be stored as a lone surrogate, shown as U+FFFD.
+      const kept = cutWhole(reply, MAX_CAPTURED_REPLY_CHARS);
+      const room = MAX_DOCUMENT_CHARS - kept.length - EXCHANGE_LABEL_CHARS;
+      queue.accept({ principal, sources, content: `User: ${cutWhole(question, room)}\n\nAssistant: ${kept}` });
     },
     room: () => queue.room(),
   };
