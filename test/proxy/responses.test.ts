@@ -62,6 +62,23 @@ describe('route A: POST …/{proxyUrl}/{key}/responses', () => {
     );
   });
 
+  it("captures a question's text parts a line each, as chat completions does, and forwards the parts as sent", async () => {
+    stub.setBehavior({ reply: 'On Friday.' });
+    const content = [
+      { type: 'input_text', text: 'Look at this:' },
+      { type: 'input_image', image_url: 'https://example.com/invite.png', detail: 'auto' },
+      { type: 'input_text', text: 'When is the party?' },
+    ];
+    const input = [{ role: 'user', content }];
+    await post(`${routeA}/responses`, { model: 'gpt-x', input });
+    const sent = stub.requests[0]?.body as { input: unknown[] } | undefined;
+    expect(sent?.input.at(-1)).toEqual(input[0]);
+    await proxy.background.idle();
+    expect(fake.added[0]?.input.documents[0]?.content).toBe(
+      'User: Look at this:\nWhen is the party?\n\nAssistant: On Friday.',
+    );
+  });
+
   it('sends the body unchanged when nothing is injected, and streams the target events byte for byte', async () => {
     stub.setBehavior({ chunks: ['Hel', 'lo'] });
     const body = { model: 'gpt-x', input: 'say hello', stream: true, previous_response_id: 'resp_1' };

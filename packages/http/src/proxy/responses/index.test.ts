@@ -98,7 +98,11 @@ describe('input items as chat messages', () => {
   it('route A: groups parallel calls into one assistant message and gives back the very items', () => {
     const { messages, itemsOf } = inputToMessages(input, false);
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool']);
-    expect(messages[0]?.content).toBe('Weather in Paris?');
+    // The text is only read (scored, searched, captured), one part a line, as a chat message's parts are.
+    expect(messages[0]?.content).toEqual([
+      { type: 'text', text: 'Weather in ' },
+      { type: 'text', text: 'Paris?' },
+    ]);
     expect(messages[1]?.tool_calls?.map((call) => call.id)).toEqual(['a', 'b']);
     expect(messagesToInput(messages, itemsOf)).toEqual(input);
     const injected = { role: 'system' as const, content: 'context' };

@@ -18,15 +18,26 @@ type Part = { type?: unknown; text?: unknown; refusal?: unknown; image_url?: unk
 const TEXT_PARTS = new Set(['input_text', 'output_text', 'text']);
 
 /**
- * A message's content for chat: text parts joined (what history scoring and most upstreams read best), else chat
- * parts. Route A only scores the text, so there (`strict` false) other parts are left out rather than refused.
+ * A message's content for chat: route B (`strict`) sends it to a chat model, text parts joined (what most upstreams
+ * read best), else chat parts. Route A sends the caller's items and only reads the text (scoring, search, capture):
+ * there the text parts as chat text parts, read as every chat message's parts are (messageText, one part a line);
+ * other parts are left out rather than refused.
  */
 function chatContent(content: unknown, at: string, strict: boolean): ChatMessage['content'] {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw badInput('content must be a string or an array of content parts', `${at}.content`);
   const parts = content as Part[];
   const isText = (part: Part) => TEXT_PARTS.has(String(part?.type)) || part?.type === 'refusal';
-  if (!strict || parts.every(isText)) {
+  if (!strict) {
+    return parts
+      .filter(isText)
+      .map((part) =>
+        part.type === 'refusal'
+          ? { type: 'refusal', refusal: String(part.refusal ?? '') }
+          : { type: 'text', text: String(part.text ?? '') },
+      );
+  }
+  if (parts.every(isText)) {
     return parts
       .filter(isText)
       .map((part) => String(part.type === 'refusal' ? part.refusal : (part.text ?? '')))
