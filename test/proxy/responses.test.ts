@@ -62,6 +62,19 @@ describe('route A: POST …/{proxyUrl}/{key}/responses', () => {
     );
   });
 
+  it('puts the context into instructions when the target keeps the conversation, so it does not pile up in it', async () => {
+    stub.setBehavior({ reply: 'Five business days.' });
+    for (const chained of [{ previous_response_id: 'resp_1' }, { conversation: 'conv_1' }]) {
+      stub.requests.length = 0;
+      const input = [{ role: 'user', content: 'How long do refunds take?' }];
+      await post(`${routeA}/responses`, { model: 'gpt-x', instructions: 'Be brief.', input, ...chained });
+      const sent = stub.requests[0]?.body as { input: unknown[]; instructions: string } | undefined;
+      // The items the target adds to the conversation are the caller's own; instructions are not carried over.
+      expect(sent?.input).toEqual(input);
+      expect(sent?.instructions).toMatch(/^Be brief\.\n\n[\s\S]*Refunds take five business days\./);
+    }
+  });
+
   it("captures a question's text parts a line each, as chat completions does, and forwards the parts as sent", async () => {
     stub.setBehavior({ reply: 'On Friday.' });
     const content = [

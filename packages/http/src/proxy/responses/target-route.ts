@@ -1,9 +1,9 @@
-import { type ChatModel, MemgateError, readBoundedText } from '@memgate/core';
+import { type ChatMessage, type ChatModel, MemgateError, readBoundedText } from '@memgate/core';
 import { followClient, type ProxyCall, withinTotalTime } from '../call.ts';
 import { prepareMessages } from '../context.ts';
 import type { ForwardOptions, StreamFailure } from '../sse.ts';
 import { forwardedHeaders } from '../upstream-headers.ts';
-import { inputToMessages, messagesToInput } from './input.ts';
+import { type InputConversation, inputToMessages, messagesToInput } from './input.ts';
 import type { ResponsesRequest } from './schema.ts';
 import { SSE_RESPONSE_HEADERS, sseEvent } from './sse-events.ts';
 
@@ -56,8 +56,32 @@ function streamWatcher() {
 }
 
 /**
+ * The request with the kept `input` items and the injected context. When the target keeps the conversation
+ * (`previous_response_id`, `conversation`), the context goes into `instructions` instead: items of `input` stay in
+ * the conversation and are sent (and billed) again every later turn, so each turn's context piled up; `instructions`
+ * are not carried over to the next response (OpenAI's Responses API), so each turn has its own context only.
+ */
+function relayedBody(
+  request: ResponsesRequest,
+  prepared: ChatMessage[],
+  itemsOf: InputConversation['itemsOf'],
+): object {
+  const injected = prepared.find((message) => !itemsOf.has(message));
+  const keepsConversation = Boolean(request.previous_response_id) || request.conversation != null;
+  if (!injected || !keepsConversation) return { ...request, input: messagesToInput(prepared, itemsOf) };
+  const context = String(injected.content);
+  const kept = prepared.filter((message) => message !== injected);
+  return {
+    ...request,
+    input: messagesToInput(kept, itemsOf),
+    instructions: request.instructions ? `${request.instructions}\n\n${context}` : context,
+  };
+}
+
+/**
  * Route A's Responses API (DESIGN.md section 4): the `input` messages are filtered and context injected as on chat
- * completions; every other field goes to the target's /responses unchanged, and its answer comes back byte for byte.
+ * completions (into `instructions` when the target keeps the conversation: relayedBody); every other field goes to
+ * the target's /responses unchanged, and its answer comes back byte for byte.
  */
 export async function serveTargetResponses(
   call: ProxyCall,
@@ -73,9 +97,7 @@ export async function serveTargetResponses(
   const prepared = await prepareMessages(deps, deps.logger, call.principal, messages, call.switches);
   const changed =
     prepared.messages.length !== messages.length || prepared.messages.some((message, at) => message !== messages[at]);
-  const relayed = changed
-    ? { body: { ...request, input: messagesToInput(prepared.messages, itemsOf) } }
-    : { body: request, callerJson };
+  const relayed = changed ? { body: relayedBody(request, prepared.messages, itemsOf) } : { body: request, callerJson };
   const upstream = followClient(call.clientSignal);
   const limit = deps.settings.totalTimeoutMs;
   return withinTotalTime(upstream, limit, async function relayResponses() {
