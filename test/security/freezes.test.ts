@@ -184,6 +184,46 @@ describe('no request holds the event loop', () => {
     expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
   });
 
+  // JSON.parse of a body of ~450,000 distinct keys held the loop 0.5-1.6 s in one piece, on every route; ~450,000
+  // distinct short strings 0.15-0.4 s. The body is parsed in pieces; what each route then does with the field is
+  // its own (an unknown field is dropped by the schema, forwarded as written, or stored).
+  const distinctKeys = () => {
+    const objects = Array.from({ length: 45_000 }, (_, n) => {
+      const keys = Array.from({ length: 10 }, (_, k) => `"k${n * 10 + k}":1`);
+      return `{${keys.join(',')}}`;
+    });
+    return `[${objects.join(',')}]`;
+  };
+  const shortStrings = () => `[${Array.from({ length: 450_000 }, (_, n) => `"s${n}"`).join(',')}]`;
+  it.each([
+    [
+      'context search, distinct keys',
+      '/api/v1/context/search',
+      '{"query":"x","similarity_threshold":1,"minimum_similarity_threshold":0,"extra":%s}',
+      distinctKeys,
+      202,
+    ],
+    [
+      'route B, distinct keys',
+      ROUTE_B,
+      '{"model":"memgate/default","messages":[{"role":"user","content":"hi"}],"extra":%s}',
+      distinctKeys,
+      200,
+    ],
+    ['chat, short strings', CHAT, '{"chat_history":[{"role":"user","content":"hi"}],"extra":%s}', shortStrings, 200],
+    ['Responses, short strings', RESPONSES_B, '{"model":"memgate/default","input":"hi","extra":%s}', shortStrings, 200],
+  ] as const)(
+    '%s: a 6 MB body is parsed without a stall',
+    async (_, path, template, field, status) => {
+      const raw = template.replace('%s', field());
+      expect(raw.length).toBeLessThan(6 * 1024 * 1024);
+      const { result, stallMs } = await withLongestStall(() => h.request('POST', path, { token, raw }));
+      expect(result.status, result.text.slice(0, 300)).toBe(status);
+      expect(stallMs, `held the loop for ${stallMs} ms of CPU`).toBeLessThan(MAX_STALL_MS);
+    },
+    120_000,
+  );
+
   it('text that spells a special token is counted as text, not refused', async () => {
     const content = 'What does <|endoftext|> or <|im_start|> mean in my notes?';
     const res = await h.request('POST', ROUTE_B, {

@@ -3,6 +3,7 @@ export { type Area, areaOfPath, errorEnvelope, publicMessage, statusOf, toMemgat
 export { areaErrorHandler, logFailure, notFoundHandler, pathErrorHandler, respondWithError } from './handler.ts';
 export { jsonBody, type PrepareBody } from './json-body.ts';
 export { tooDeepFieldOf } from './json-depth.ts';
+export { parseJsonInSlices } from './json-slices.ts';
 export { methodNotAllowed, methodsServed, refuseOtherMethods } from './methods.ts';
 export { validateInSlices } from './sliced-list.ts';
 export { fromZodError, rejectInvalid, throwOnInvalid, type ValidationResult } from './zod.ts';

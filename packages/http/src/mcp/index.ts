@@ -3,7 +3,13 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Hono } from 'hono';
 import { type AuthEnv, authenticate } from '../auth/index.ts';
 import type { BaseDeps } from '../deps.ts';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH, respondWithError, tooDeepFieldOf } from '../errors/index.ts';
+import {
+  MAX_BODY_BYTES,
+  MAX_JSON_DEPTH,
+  parseJsonInSlices,
+  respondWithError,
+  tooDeepFieldOf,
+} from '../errors/index.ts';
 import { readBodyText } from '../request/index.ts';
 import { createMemoryServer } from './server.ts';
 
@@ -77,7 +83,8 @@ async function parseMessage(text: string): Promise<{ message?: unknown; refusal?
   const field = await tooDeepFieldOf(text, MAX_JSON_DEPTH);
   let message: unknown;
   try {
-    message = JSON.parse(text);
+    // In pieces (json-slices.ts); in a message refused as too deep, what lies past MAX_JSON_DEPTH is not read.
+    message = await parseJsonInSlices(text, MAX_JSON_DEPTH);
   } catch {
     return { refusal: { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null } };
   }
