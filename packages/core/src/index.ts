@@ -17,3 +17,4 @@ export * from './history/index.ts';
 export * from './model/bounded-body.ts';
 export * from './model/chunk-stream.ts';
 export * from './model/index.ts';
+export { cutWhole } from './text.ts';

@@ -1,4 +1,4 @@
-import type { ChatEvent, ChatReplay, ChatSession, StoredMessage } from '@memgate/core';
+import { type ChatEvent, type ChatReplay, type ChatSession, cutWhole, type StoredMessage } from '@memgate/core';
 import { TABLE_KEYS } from './table.ts';
 
 const { byExpiry } = TABLE_KEYS.indexes;
@@ -25,20 +25,37 @@ function expiryAttributes(pk: string, expiresAt: string) {
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 /**
- * Newest messages first in, oldest dropped until the list fits; a lone oversized message is cut. Each message is
- * measured once: measuring the whole list again after each drop held the loop 5.6 s for a session of 2,800 short
- * messages that a 2 MB question pushed over the limit.
+ * Oldest messages dropped until the list fits, but never the last question (a user message) nor what follows it:
+ * the turn being saved. When that turn alone is too large (a question of megabytes), its longest message is cut,
+ * between characters. Each dropped message is measured once: measuring the whole list again after each drop held the
+ * loop 5.6 s for a session of 2,800 short messages that a 2 MB question pushed over the limit.
  */
 export function fitMessages(messages: readonly StoredMessage[]): StoredMessage[] {
   const sizes = messages.map(bytesOf);
   // JSON of a list: its brackets, its items and a comma between each two.
   let bytes = sizes.reduce((sum, size) => sum + size, 1 + messages.length);
+  const question = messages.findLastIndex((message) => message.role === 'user');
+  const lastTurn = question >= 0 ? question : messages.length - 1;
   let first = 0;
-  while (messages.length - first > 1 && bytes > MAX_MESSAGES_BYTES) bytes -= (sizes[first++] ?? 0) + 1;
+  while (first < lastTurn && bytes > MAX_MESSAGES_BYTES) bytes -= (sizes[first++] ?? 0) + 1;
   const kept = messages.slice(first);
-  const only = kept[0];
-  if (kept.length === 1 && only && bytesOf(kept) > MAX_MESSAGES_BYTES) {
-    kept[0] = { ...only, content: only.content.slice(0, MAX_MESSAGES_BYTES / 4) };
+  return bytes > MAX_MESSAGES_BYTES ? cutToFit(kept, bytes) : kept;
+}
+
+/** `kept` (the last turn, `bytes` as JSON) with its longest message cut until the list fits. */
+function cutToFit(kept: StoredMessage[], bytes: number): StoredMessage[] {
+  let size = bytes;
+  while (size > MAX_MESSAGES_BYTES) {
+    const at = kept.reduce(
+      (longest, message, index) => (message.content.length > (kept[longest]?.content.length ?? 0) ? index : longest),
+      0,
+    );
+    const longest = kept[at];
+    if (!longest || longest.content === '') break;
+    // Cut by the share of its bytes that are over (a tenth at least, so uneven text still converges).
+    const share = Math.min(0.9, 1 - (size - MAX_MESSAGES_BYTES) / bytesOf(longest.content));
+    kept[at] = { ...longest, content: cutWhole(longest.content, Math.floor(longest.content.length * share)) };
+    size = bytesOf(kept);
   }
   return kept;
 }

@@ -43,7 +43,7 @@ describe('DynamoDB session repository', () => {
     expect(ids.at(-1)).toBe('m5');
   });
 
-  it('drops the oldest of thousands of short messages without a stall when one large question pushes it over', async () => {
+  it('drops the oldest of thousands of short messages without a stall when one large question pushes it over, keeping that question cut', async () => {
     // A chat of 1,400 turns, then a question of 2 MB: the list was measured again after each message dropped
     // (5.6 s of CPU on one event loop, every other request waiting).
     const repository = await factory();
@@ -59,8 +59,26 @@ describe('DynamoDB session repository', () => {
     const session = sessionFor({ messages: [...short, question, answer] });
     const { hold } = await measureLoopHold(() => repository.putSession(session));
     const stored = await repository.getSession(session.chatId, new Date(at));
-    expect(stored?.messages.map((message) => message.id)).toEqual(['last']);
+    // The turn being saved stays whole in what it says: its question cut to fit, never dropped, and its answer.
+    expect(stored?.messages.map((message) => message.id)).toEqual(['big', 'last']);
+    const kept = stored?.messages[0]?.content ?? '';
+    expect(kept.length).toBeGreaterThan(100_000);
+    expect(question.content.startsWith(kept)).toBe(true);
     expect(hold.cpuMs, `held the loop for ${hold.cpuMs} ms of CPU`).toBeLessThan(100);
+  });
+
+  it('keeps a short question whole with its answer when the answer alone is too large, the answer cut', async () => {
+    const repository = await factory();
+    const at = '2030-01-01T00:00:00.000Z';
+    const question = { id: 'q', role: 'user' as const, content: 'Write it all out.', createdAt: at };
+    const answer = { id: 'a', role: 'assistant' as const, content: `a${'😀'.repeat(400_000)}`, createdAt: at };
+    const session = sessionFor({ messages: [question, answer] });
+    await repository.putSession(session);
+    const stored = (await repository.getSession(session.chatId, new Date(at)))?.messages ?? [];
+    expect(stored.map((message) => message.content.length > 0 && message.id)).toEqual(['q', 'a']);
+    expect(stored[0]?.content).toBe('Write it all out.');
+    expect(answer.content.startsWith(stored[1]?.content ?? 'x')).toBe(true);
+    expect(stored[1]?.content).not.toMatch(/[\ud800-\udbff]$/);
   });
 
   it('reads a session written before versions as version 0, and writes it once from there', async () => {

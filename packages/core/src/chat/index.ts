@@ -1,5 +1,4 @@
 export { type ComposedAnswer, composeAnswer } from './compose.ts';
-export { cutWhole } from './cut.ts';
 export { type ChatEvent, type ChatFailure, type ChatSource, chatFailureOf } from './events.ts';
 export { PERSONAS, personaPrompt, titleOf } from './personas.ts';
 export type { ChatReplay, ChatSession, SessionRepository, StoredMessage } from './ports.ts';

@@ -1,4 +1,4 @@
-import { cutWhole } from './cut.ts';
+import { cutWhole } from '../text.ts';
 
 /** The configured personas by name; any other persona text is used as the system prompt itself. */
 export const PERSONAS: Readonly<Record<string, string>> = {
