@@ -1,21 +1,21 @@
 import { giveWay } from '@memgate/core';
-import { closingQuoteOf } from './json-string.ts';
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  closingQuoteOf,
+  isSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './json-string.ts';
 
 /**
  * Characters scanned between two chances for other requests to run: a 6 MB body is read in about 24 steps of a few
  * milliseconds each.
  */
 const SCAN_CHARS = 256 * 1024;
-
-const QUOTE = 0x22;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-
-const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 /**
  * The top-level field (a key of the top-level object, an index of a top-level array) under which the JSON `text`

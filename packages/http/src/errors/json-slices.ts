@@ -1,5 +1,15 @@
 import { giveWay } from '@memgate/core';
-import { closingQuoteOf } from './json-string.ts';
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  closingQuoteOf,
+  isSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './json-string.ts';
 
 /**
  * A text this long or shorter is one JSON.parse: 256 KB of distinct keys, the slowest shape to parse, takes ~15 ms,
@@ -12,16 +22,6 @@ const WHOLE_CHARS = 256 * 1024;
  * a 6 MB body of distinct keys held the loop 0.4-1.2 s; 64 KB of the same takes ~4 ms (up to ~30 ms late in a body).
  */
 const PIECE_CHARS = 64 * 1024;
-
-const QUOTE = 0x22;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-
-const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 /**
  * `JSON.parse(text)`, the same value, errors as SyntaxError, but a text longer than WHOLE_CHARS is parsed in pieces
