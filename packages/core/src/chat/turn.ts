@@ -94,7 +94,7 @@ export async function* runTurn(
   const question = request.chat_history.at(-1)?.content ?? '';
   const scope = request.scope ?? 'internal';
   const recorded: ChatEvent[] = [];
-  const record = (event: ChatEvent) => {
+  const record = <E extends ChatEvent>(event: E) => {
     recorded.push(event);
     return event;
   };
@@ -109,19 +109,19 @@ export async function* runTurn(
     saved = true;
     await appendToSession(settings, session, messages);
   };
-  let replaySessionID = '';
-  const metadataEvent = () => {
-    replaySessionID = ids();
-    return record({ type: 'metadata', content: { chatId: session.chatId, title: session.title, replaySessionID } });
-  };
+  const metadataEvent = () =>
+    record({
+      type: 'metadata' as const,
+      content: { chatId: session.chatId, title: session.title, replaySessionID: ids() },
+    });
   // Session and replay (the events recorded up to the metadata) both saved before metadata goes out, so the ids it
   // names already resolve.
-  const finish = async (messages: StoredMessage[]) => {
+  const finish = async (messages: StoredMessage[], { content }: ReturnType<typeof metadataEvent>) => {
     const now = clock.now();
     await Promise.all([
       save(messages),
       sessions.putReplay({
-        replaySessionID,
+        replaySessionID: content.replaySessionID,
         chatId: session.chatId,
         ownerId: session.ownerId,
         createdAt: now.toISOString(),
@@ -178,7 +178,7 @@ export async function* runTurn(
       // same chat (a new chat's id is known only from it), and the replay holds the error event the stream then sends.
       const metadata = metadataEvent();
       record(chatFailureOf(cause));
-      await finish([asked]).catch(() => {
+      await finish([asked], metadata).catch(() => {
         throw error;
       });
       yield metadata;
@@ -202,7 +202,7 @@ export async function* runTurn(
       content: answer.content,
       createdAt: clock.now().toISOString(),
     };
-    await finish([asked, reply]);
+    await finish([asked, reply], metadata);
     yield final;
     yield metadata;
   } finally {
