@@ -1,5 +1,5 @@
 import { countPromptTokens, createTokenMeter } from '../history/index.ts';
-import { MAX_UPSTREAM_BODY_BYTES, upstreamResponseTooLarge } from '../model/bounded-body.ts';
+import { heldAnswerLimit } from '../model/bounded-body.ts';
 import type { ChatCompletionChunk, ChatMessage, ToolCall, Usage } from '../model/index.ts';
 
 /** The answer assembled from a model's streamed chunks. */
@@ -19,7 +19,7 @@ interface ToolCallDelta {
 /**
  * Reads a chat.completion.chunk stream to its end: text, tool calls (merged by index), model and usage. The answer is
  * held whole until it is sent, so one larger than a non-streamed upstream body may be (MAX_UPSTREAM_BODY_BYTES, in
- * characters) is refused: an upstream streaming without end grew it to V8's string limit, ~750 MB of RSS.
+ * characters) is refused (heldAnswerLimit).
  */
 export async function composeAnswer(
   payloads: AsyncIterable<string>,
@@ -30,12 +30,7 @@ export async function composeAnswer(
   let model = fallbackModel;
   let usage: Usage | undefined;
   const calls = new Map<number, ToolCall>();
-  let held = 0;
-  const hold = (text: string) => {
-    held += text.length;
-    if (held > MAX_UPSTREAM_BODY_BYTES) throw upstreamResponseTooLarge();
-    return text;
-  };
+  const hold = heldAnswerLimit();
   for await (const payload of payloads) {
     const chunk = JSON.parse(payload) as ChatCompletionChunk;
     if (typeof chunk.model === 'string' && chunk.model !== '') model = chunk.model;

@@ -37,6 +37,21 @@ export function upstreamResponseTooLarge(maxBytes = MAX_UPSTREAM_BODY_BYTES): Me
   );
 }
 
+/**
+ * A running count of the characters a streamed answer holds whole (the chat's answer until final_response, route B
+ * Responses' text and arguments for their .done events): `hold` returns each delta, and throws
+ * upstream_response_too_large once the answer passes what a non-streamed body may be (MAX_UPSTREAM_BODY_BYTES, in
+ * characters). An upstream streaming without end grew such an answer to V8's string limit (~750 MB of RSS).
+ */
+export function heldAnswerLimit(): (delta: string) => string {
+  let held = 0;
+  return function hold(delta) {
+    held += delta.length;
+    if (held > MAX_UPSTREAM_BODY_BYTES) throw upstreamResponseTooLarge();
+    return delta;
+  };
+}
+
 /** A whole upstream body as text, or a 502 `upstream_response_too_large` once it crosses `maxBytes`. */
 export async function readBoundedText(
   body: AsyncIterable<Uint8Array>,

@@ -1,10 +1,4 @@
-import {
-  type ChatCompletionChunk,
-  MAX_UPSTREAM_BODY_BYTES,
-  type ToolCall,
-  type Usage,
-  upstreamResponseTooLarge,
-} from '@memgate/core';
+import { type ChatCompletionChunk, heldAnswerLimit, type ToolCall, type Usage } from '@memgate/core';
 import {
   endOf,
   functionCallItem,
@@ -52,12 +46,7 @@ export function createResponseStream(shell: ResponseShell) {
   let message: OpenText | undefined;
   let finishReason: string | null = null;
   let usage: ResponseUsage | null = null;
-  let held = 0;
-  const hold = (delta: string) => {
-    held += delta.length;
-    if (held > MAX_UPSTREAM_BODY_BYTES) throw upstreamResponseTooLarge();
-    return delta;
-  };
+  const hold = heldAnswerLimit();
 
   const event = (type: string, fields: Loose): ResponseEvent => ({ type, sequence_number: sequence++, ...fields });
   const itemOf = (item: OpenText | OpenCall) =>
