@@ -71,6 +71,20 @@ function recordsOf(path: string): { slotCount: number; metadata: unknown[]; reco
   return { slotCount, metadata: lines.slice(0, metadataLines).flat(), records: lines.slice(metadataLines).flat() };
 }
 
+/** An index in a fresh directory that held `history` and was closed: its answers then, and its snapshot file ending so. */
+async function closedSnapshot(
+  ending: string,
+): Promise<{ dir: string; before: Awaited<ReturnType<typeof answers>>; file: string }> {
+  const dir = freshDir();
+  const live = await openIndex(dir);
+  await history(live);
+  const before = await answers(live);
+  await live.close();
+  const [namespaceDir] = readdirSync(dir);
+  const folder = join(dir, namespaceDir as string);
+  return { dir, before, file: join(folder, readdirSync(folder).find((name) => name.endsWith(ending)) as string) };
+}
+
 describe('local vector index: snapshots', () => {
   it('answers after a restart exactly as the process that wrote the index (scores, order, deletes)', async () => {
     const dir = freshDir();
@@ -124,14 +138,7 @@ describe('local vector index: snapshots', () => {
     expect(await answers(await openIndex(dir))).toEqual(await answers(control));
   });
   it('reads a records file of the second format (one JSON object)', async () => {
-    const dir = freshDir();
-    const live = await openIndex(dir);
-    await history(live);
-    const before = await answers(live);
-    await live.close();
-    const [namespaceDir] = readdirSync(dir);
-    const folder = join(dir, namespaceDir as string);
-    const recordsFile = join(folder, readdirSync(folder).find((name) => name.endsWith('.records.json')) as string);
+    const { dir, before, file: recordsFile } = await closedSnapshot('.records.json');
     expect(readFileSync(recordsFile, 'utf8').split('\n').length).toBeGreaterThan(3); // format 3: lines
     writeFileSync(recordsFile, JSON.stringify({ format: 2, ...recordsOf(recordsFile) }));
     expect(await answers(await openIndex(dir))).toEqual(before);
@@ -140,14 +147,7 @@ describe('local vector index: snapshots', () => {
   it.each([1, 2] as const)(
     'reads a lexical file of version %i (no chains; v1: float64 frequencies, no table)',
     async (version) => {
-      const dir = freshDir();
-      const live = await openIndex(dir);
-      await history(live);
-      const before = await answers(live);
-      await live.close();
-      const [namespaceDir] = readdirSync(dir);
-      const folder = join(dir, namespaceDir as string);
-      const lexicalFile = join(folder, readdirSync(folder).find((name) => name.endsWith('.lexical')) as string);
+      const { dir, before, file: lexicalFile } = await closedSnapshot('.lexical');
       writeFileSync(lexicalFile, olderVersionOf(readFileSync(lexicalFile), version));
 
       const reopened = await openIndex(dir);
